@@ -1,0 +1,34 @@
+// Subcommand registration: each command adds its options to a CLI11 app and
+// returns the function that runs it once parsing succeeded.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "core/mpi.hpp"
+#include "graph/spec.hpp"
+
+namespace gc::cli {
+
+struct Invocation {
+  int argc;
+  char** argv;
+};
+
+using Runner = std::function<void(const Comm&, const Invocation&)>;
+
+// The options every command that loads a graph shares.
+struct GraphOptions {
+  std::string spec;
+  std::uint64_t seed = 1;
+  std::string distribution = "block";
+  std::string weights = "file";
+  LoadOptions load_options() const;
+};
+void add_graph_options(CLI::App& app, GraphOptions& options);
+
+void add_graph_commands(CLI::App& app, Runner& run);
+
+}  // namespace gc::cli

@@ -1,0 +1,181 @@
+// Small RAII owners and typed helpers around MPI, in the spirit of KaMPIng:
+// kernels never call MPI_*_free themselves and never spell out datatypes.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <mpi.h>
+
+#include "core/error.hpp"
+
+namespace gc {
+
+// MPI_Init/MPI_Finalize for the lifetime of main().
+class MpiEnvironment {
+ public:
+  MpiEnvironment(int* argc, char*** argv);
+  ~MpiEnvironment();
+  MpiEnvironment(const MpiEnvironment&) = delete;
+  MpiEnvironment& operator=(const MpiEnvironment&) = delete;
+};
+
+// A communicator; owns (and frees) the handle unless it is a predefined one.
+class Comm {
+ public:
+  Comm() = default;
+  static Comm world() { return Comm(MPI_COMM_WORLD, false); }
+  static Comm self() { return Comm(MPI_COMM_SELF, false); }
+  static Comm adopt(MPI_Comm handle) { return Comm(handle, true); }
+  Comm(Comm&& other) noexcept { *this = std::move(other); }
+  Comm& operator=(Comm&& other) noexcept;
+  Comm(const Comm&) = delete;
+  Comm& operator=(const Comm&) = delete;
+  ~Comm();
+
+  MPI_Comm get() const { return handle_; }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  void barrier() const { MPI_Barrier(handle_); }
+  Comm split(int color, int key) const;
+
+ private:
+  Comm(MPI_Comm handle, bool owned);
+  MPI_Comm handle_ = MPI_COMM_NULL;
+  bool owned_ = false;
+  int rank_ = 0;
+  int size_ = 0;
+};
+
+// A committed derived datatype, freed on destruction.
+class Datatype {
+ public:
+  Datatype() = default;
+  explicit Datatype(MPI_Datatype committed) : type_(committed) {}
+  Datatype(Datatype&& other) noexcept : type_(std::exchange(other.type_, MPI_DATATYPE_NULL)) {}
+  Datatype& operator=(Datatype&& other) noexcept;
+  Datatype(const Datatype&) = delete;
+  Datatype& operator=(const Datatype&) = delete;
+  ~Datatype();
+  MPI_Datatype get() const { return type_; }
+
+ private:
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+};
+
+template <class T>
+MPI_Datatype mpi_type() {
+  if constexpr (std::is_same_v<T, double>)
+    return MPI_DOUBLE;
+  else if constexpr (std::is_same_v<T, float>)
+    return MPI_FLOAT;
+  else if constexpr (std::is_same_v<T, int>)
+    return MPI_INT;
+  else if constexpr (std::is_same_v<T, char>)
+    return MPI_CHAR;
+  else if constexpr (std::is_same_v<T, std::int64_t>)
+    return MPI_INT64_T;
+  else if constexpr (std::is_same_v<T, std::uint64_t>)
+    return MPI_UINT64_T;
+  else if constexpr (std::is_same_v<T, unsigned long long>)
+    return MPI_UNSIGNED_LONG_LONG;
+  else if constexpr (std::is_same_v<T, std::uint32_t>)
+    return MPI_UINT32_T;
+  else
+    static_assert(sizeof(T) == 0, "no MPI datatype for this type");
+}
+
+// A contiguous datatype of sizeof(T) bytes, for trivially copyable records.
+template <class T>
+const Datatype& record_type() {
+  static_assert(std::is_trivially_copyable_v<T>);
+  static const Datatype type = [] {
+    MPI_Datatype t;
+    MPI_Type_contiguous(static_cast<int>(sizeof(T)), MPI_BYTE, &t);
+    MPI_Type_commit(&t);
+    return Datatype(t);
+  }();
+  return type;
+}
+
+template <class T>
+MPI_Datatype datatype_of() {
+  if constexpr (std::is_arithmetic_v<T>)
+    return mpi_type<T>();
+  else
+    return record_type<T>().get();
+}
+
+template <class T>
+T allreduce(const Comm& comm, T value, MPI_Op op) {
+  T out{};
+  MPI_Allreduce(&value, &out, 1, mpi_type<T>(), op, comm.get());
+  return out;
+}
+template <class T>
+T sum_over_ranks(const Comm& comm, T v) {
+  return allreduce(comm, v, MPI_SUM);
+}
+template <class T>
+T max_over_ranks(const Comm& comm, T v) {
+  return allreduce(comm, v, MPI_MAX);
+}
+template <class T>
+T min_over_ranks(const Comm& comm, T v) {
+  return allreduce(comm, v, MPI_MIN);
+}
+
+// Exclusive prefix sum over ranks (0 on rank 0).
+template <class T>
+T exscan_sum(const Comm& comm, T value) {
+  T out{};
+  MPI_Exscan(&value, &out, 1, mpi_type<T>(), MPI_SUM, comm.get());
+  if (comm.rank() == 0) out = T{};
+  return out;
+}
+
+template <class T>
+std::vector<T> allgather(const Comm& comm, T value) {
+  std::vector<T> out(static_cast<size_t>(comm.size()));
+  MPI_Allgather(&value, 1, datatype_of<T>(), out.data(), 1, datatype_of<T>(), comm.get());
+  return out;
+}
+
+// Converts a count to int for an MPI call, or fails with a clear message.
+int checked_count(std::uint64_t count, const char* what);
+
+// Personalized all-to-all of records: send[r] goes to rank r. Returns what was
+// received, concatenated in rank order (recv_counts filled if non-null).
+template <class T>
+std::vector<T> alltoallv(const Comm& comm, const std::vector<T>& send,
+                         const std::vector<std::uint64_t>& send_counts,
+                         std::vector<std::uint64_t>* recv_counts_out = nullptr) {
+  const int p = comm.size();
+  std::vector<std::uint64_t> recv_counts(static_cast<size_t>(p));
+  MPI_Alltoall(send_counts.data(), 1, MPI_UINT64_T, recv_counts.data(), 1, MPI_UINT64_T,
+               comm.get());
+  std::vector<int> scount(p), sdispl(p), rcount(p), rdispl(p);
+  std::uint64_t soff = 0, roff = 0;
+  for (int r = 0; r < p; ++r) {
+    scount[r] = checked_count(send_counts[r], "alltoallv send count");
+    rcount[r] = checked_count(recv_counts[r], "alltoallv receive count");
+    sdispl[r] = checked_count(soff, "alltoallv send displacement");
+    rdispl[r] = checked_count(roff, "alltoallv receive displacement");
+    soff += send_counts[r];
+    roff += recv_counts[r];
+  }
+  std::vector<T> recv(roff);
+  MPI_Alltoallv(send.data(), scount.data(), sdispl.data(), datatype_of<T>(), recv.data(),
+                rcount.data(), rdispl.data(), datatype_of<T>(), comm.get());
+  if (recv_counts_out) *recv_counts_out = std::move(recv_counts);
+  return recv;
+}
+
+// "Open MPI 4.1.4" / "MPICH 4.0.2": the library's own version string, first line.
+std::string mpi_library_version();
+
+}  // namespace gc

@@ -1,0 +1,132 @@
+#include "graph/build.hpp"
+
+#include <algorithm>
+
+#include "core/error.hpp"
+
+namespace gc {
+
+namespace {
+
+// Sends each directed edge to the owner of its source under `dist`.
+std::vector<Edge> shuffle_to_owners(const Comm& comm, const Distribution& dist,
+                                    std::vector<Edge>& edges, bool symmetrize) {
+  const int p = comm.size();
+  std::vector<std::uint64_t> counts(static_cast<size_t>(p), 0);
+  for (const Edge& e : edges) {
+    if (e.u == e.v) continue;
+    ++counts[static_cast<size_t>(dist.owner_of(e.u))];
+    if (symmetrize) ++counts[static_cast<size_t>(dist.owner_of(e.v))];
+  }
+  std::vector<std::uint64_t> cursor(static_cast<size_t>(p), 0);
+  for (int r = 1; r < p; ++r) cursor[r] = cursor[r - 1] + counts[r - 1];
+  std::vector<Edge> send(cursor.back() + counts.back());
+  for (const Edge& e : edges) {
+    if (e.u == e.v) continue;
+    send[cursor[static_cast<size_t>(dist.owner_of(e.u))]++] = e;
+    if (symmetrize) send[cursor[static_cast<size_t>(dist.owner_of(e.v))]++] = Edge{e.v, e.u, e.w};
+  }
+  edges = {};
+  return alltoallv(comm, send, counts);
+}
+
+struct Csr {
+  std::vector<eid_t> offsets;
+  std::vector<vid_t> targets;
+  std::vector<weight_t> weights;
+};
+
+// CSR over the owned range [begin, begin+count) from directed edges whose
+// sources are all owned; rows sorted by target, duplicates merged (max weight).
+Csr to_csr(vid_t begin, vid_t count, const std::vector<Edge>& edges) {
+  Csr csr;
+  csr.offsets.assign(count + 1, 0);
+  for (const Edge& e : edges) ++csr.offsets[e.u - begin + 1];
+  for (vid_t i = 0; i < count; ++i) csr.offsets[i + 1] += csr.offsets[i];
+  std::vector<std::pair<vid_t, weight_t>> slots(edges.size());
+  {
+    std::vector<eid_t> cursor(csr.offsets.begin(), csr.offsets.end() - 1);
+    for (const Edge& e : edges) slots[cursor[e.u - begin]++] = {e.v, e.w};
+  }
+  csr.targets.reserve(edges.size());
+  csr.weights.reserve(edges.size());
+  eid_t out = 0;
+  for (vid_t i = 0; i < count; ++i) {
+    auto first = slots.begin() + static_cast<std::ptrdiff_t>(csr.offsets[i]);
+    auto last = slots.begin() + static_cast<std::ptrdiff_t>(csr.offsets[i + 1]);
+    std::sort(first, last);  // by target, then weight: the last duplicate has the max
+    csr.offsets[i] = out;
+    for (auto it = first; it != last; ++it) {
+      if (it + 1 != last && (it + 1)->first == it->first) continue;
+      csr.targets.push_back(it->first);
+      csr.weights.push_back(it->second);
+      ++out;
+    }
+  }
+  csr.offsets[count] = out;
+  csr.targets.shrink_to_fit();
+  csr.weights.shrink_to_fit();
+  return csr;
+}
+
+DistGraph assemble(const Comm& comm, const Distribution& dist, std::vector<Edge> edges,
+                   bool symmetrize) {
+  std::vector<Edge> mine = shuffle_to_owners(comm, dist, edges, symmetrize);
+  Csr csr = to_csr(dist.begin(comm.rank()), dist.count(comm.rank()), mine);
+  mine = {};
+  return DistGraph(comm, dist, std::move(csr.offsets), std::move(csr.targets),
+                   std::move(csr.weights));
+}
+
+}  // namespace
+
+DistGraph build_graph(const Comm& comm, vid_t n, std::vector<Edge> edges, Balance balance) {
+  for (const Edge& e : edges)
+    if (e.u >= n || e.v >= n) fail("internal: edge endpoint beyond the vertex count");
+  DistGraph g = assemble(comm, Distribution::block(n, comm.size()), std::move(edges), true);
+  if (balance == Balance::edges)
+    g = redistribute(comm, g, edge_balanced(comm, g.distribution(), g.offsets()));
+  return g;
+}
+
+Distribution edge_balanced(const Comm& comm, const Distribution& current,
+                           const std::vector<eid_t>& offsets) {
+  const int p = comm.size();
+  const vid_t begin = current.begin(comm.rank());
+  const vid_t count = current.count(comm.rank());
+  // Work of a vertex = its degree + 1, so isolated vertices are spread too.
+  const std::uint64_t local_work = offsets.back() + count;
+  const std::uint64_t before = exscan_sum(comm, local_work);
+  const std::uint64_t total = sum_over_ranks(comm, local_work);
+  // Boundary k is the first vertex whose preceding work reaches k*total/P; it
+  // is found by the rank whose work interval (before, before+local] holds it.
+  auto threshold = [&](int k) {
+    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(total) * k) / p);
+  };
+  std::vector<vid_t> bounds(static_cast<size_t>(p) + 1, 0);
+  std::uint64_t work = before;
+  int k = 1;
+  while (k < p && threshold(k) <= before) ++k;  // found by an earlier rank (or 0)
+  for (vid_t i = 0; i < count && k < p; ++i) {
+    work += offsets[i + 1] - offsets[i] + 1;
+    while (k < p && threshold(k) <= work) bounds[static_cast<size_t>(k++)] = begin + i + 1;
+  }
+  std::vector<vid_t> global(bounds.size());
+  MPI_Allreduce(bounds.data(), global.data(), p + 1, MPI_UINT64_T, MPI_MAX, comm.get());
+  global[static_cast<size_t>(p)] = current.global_count();
+  return Distribution::from_offsets(std::move(global));
+}
+
+DistGraph redistribute(const Comm& comm, const DistGraph& g, const Distribution& target) {
+  std::vector<Edge> edges;
+  edges.reserve(g.local_edge_count());
+  for (lid_t l = 0; l < g.owned_count(); ++l) {
+    auto nbrs = g.neighbors(l);
+    auto ws = g.weights(l);
+    for (size_t j = 0; j < nbrs.size(); ++j)
+      edges.push_back(Edge{g.global_id(l), g.global_id(nbrs[j]), ws[j]});
+  }
+  return assemble(comm, target, std::move(edges), false);
+}
+
+}  // namespace gc

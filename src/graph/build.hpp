@@ -1,0 +1,31 @@
+// From edge lists scattered over ranks to a DistGraph: drop self-loops,
+// symmetrize, move every directed copy to the owner of its source, merge
+// duplicates (keeping the largest weight) and lay out CSR.
+#pragma once
+
+#include <vector>
+
+#include "core/mpi.hpp"
+#include "graph/dist_graph.hpp"
+
+namespace gc {
+
+enum class Balance {
+  vertices,  // equal vertex blocks
+  edges,     // contiguous ranges with about equal (edges + vertices)
+};
+
+// `edges` is this rank's share of the input (any share is fine; together the
+// ranks hold every edge at least once, in either direction). Ids must be < n.
+DistGraph build_graph(const Comm& comm, vid_t n, std::vector<Edge> edges,
+                      Balance balance = Balance::vertices);
+
+// The edge-balanced distribution for a graph currently held with CSR
+// `offsets` on a block-like distribution `current`.
+Distribution edge_balanced(const Comm& comm, const Distribution& current,
+                           const std::vector<eid_t>& offsets);
+
+// Re-lays a graph out on another distribution (same global graph).
+DistGraph redistribute(const Comm& comm, const DistGraph& g, const Distribution& target);
+
+}  // namespace gc

@@ -1,0 +1,75 @@
+#include "graph/dist_graph.hpp"
+
+#include <fmt/format.h>
+
+namespace gc {
+
+int GhostRelation::index_of(int rank) const {
+  auto it = std::lower_bound(ranks.begin(), ranks.end(), rank);
+  return (it != ranks.end() && *it == rank) ? static_cast<int>(it - ranks.begin()) : -1;
+}
+
+DistGraph::DistGraph(const Comm& comm, Distribution dist, std::vector<eid_t> offsets,
+                     std::vector<vid_t> global_targets, std::vector<weight_t> weights)
+    : dist_(std::move(dist)),
+      rank_(comm.rank()),
+      offsets_(std::move(offsets)),
+      weights_(std::move(weights)) {
+  const vid_t begin = first_owned();
+  const lid_t owned = owned_count();
+  if (offsets_.size() != owned + 1 || global_targets.size() != offsets_.back() ||
+      weights_.size() != global_targets.size())
+    fail("internal: inconsistent CSR handed to DistGraph");
+
+  // Ghosts: the distinct targets not owned here, sorted (so grouped by owner).
+  ghosts_.reserve(global_targets.size() / 4);
+  for (vid_t v : global_targets)
+    if (v - begin >= owned) ghosts_.push_back(v);
+  std::sort(ghosts_.begin(), ghosts_.end());
+  ghosts_.erase(std::unique(ghosts_.begin(), ghosts_.end()), ghosts_.end());
+  ghosts_.shrink_to_fit();
+
+  targets_.resize(global_targets.size());
+  for (size_t i = 0; i < global_targets.size(); ++i) {
+    const vid_t v = global_targets[i];
+    targets_[i] =
+        (v - begin < owned)
+            ? v - begin
+            : owned + static_cast<lid_t>(std::lower_bound(ghosts_.begin(), ghosts_.end(), v) -
+                                         ghosts_.begin());
+  }
+  global_targets = {};
+
+  ghost_owner_.resize(ghosts_.size());
+  for (size_t g = 0; g < ghosts_.size(); ++g) {
+    const int r = dist_.owner_of(ghosts_[g]);
+    ghost_owner_[g] = r;
+    if (relation_.ranks.empty() || relation_.ranks.back() != r) {
+      relation_.ranks.push_back(r);
+      relation_.ghost_begin.push_back(owned + g);
+      relation_.ghost_end.push_back(owned + g);
+      relation_.cut_edges.push_back(0);
+    }
+    relation_.ghost_end.back() = owned + g + 1;
+  }
+  eid_t self_loops = 0;
+  for (lid_t l = 0; l < owned; ++l)
+    for (lid_t t : neighbors(l)) {
+      if (t == l) ++self_loops;
+      if (t >= owned)
+        ++relation_.cut_edges[static_cast<size_t>(relation_.index_of(ghost_owner(t)))];
+    }
+  if (self_loops) fail("internal: self-loop reached DistGraph");
+
+  global_edges_ = sum_over_ranks<std::uint64_t>(comm, local_edge_count()) / 2;
+}
+
+lid_t DistGraph::local_id(vid_t v) const {
+  if (is_owned(v)) return v - first_owned();
+  auto it = std::lower_bound(ghosts_.begin(), ghosts_.end(), v);
+  if (it != ghosts_.end() && *it == v)
+    return owned_count() + static_cast<lid_t>(it - ghosts_.begin());
+  return global_vertex_count();
+}
+
+}  // namespace gc

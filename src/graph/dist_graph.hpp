@@ -1,0 +1,87 @@
+// The distributed graph: undirected, weighted, 1D-distributed by contiguous
+// vertex ranges. A rank owns its vertices and all their incident edges (CSR
+// over local ids) and sees the other endpoints as ghosts. Local ids number the
+// owned vertices 0..owned_count()-1 (global id begin+i) and then the ghosts in
+// increasing global id, hence grouped by owner rank.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/mpi.hpp"
+#include "graph/distribution.hpp"
+#include "graph/types.hpp"
+
+namespace gc {
+
+// Who shares ghosts with whom. The relation is symmetric (an edge cut between
+// ranks p and q makes each a ghost holder of the other), so `ranks` is both
+// the ranks whose vertices I hold as ghosts and the ranks holding mine.
+struct GhostRelation {
+  std::vector<int> ranks;          // sorted neighbour ranks in the process graph
+  std::vector<lid_t> ghost_begin;  // ghosts of ranks[i] are local ids
+  std::vector<lid_t> ghost_end;    //   [ghost_begin[i], ghost_end[i])
+  std::vector<eid_t> cut_edges;    // my edges to vertices of ranks[i]
+  int index_of(int rank) const;    // position of rank in `ranks`, or -1
+  std::size_t degree() const { return ranks.size(); }
+};
+
+class DistGraph {
+ public:
+  DistGraph() = default;
+  // Takes ownership of a CSR over owned vertices whose targets are global ids;
+  // builds the ghost table, local targets and the ghost relation.
+  DistGraph(const Comm& comm, Distribution dist, std::vector<eid_t> offsets,
+            std::vector<vid_t> global_targets, std::vector<weight_t> weights);
+
+  // Global figures.
+  vid_t global_vertex_count() const { return dist_.global_count(); }
+  eid_t global_edge_count() const { return global_edges_; }  // undirected, no self-loops
+  const Distribution& distribution() const { return dist_; }
+  int rank() const { return rank_; }
+  int owner_of(vid_t v) const { return dist_.owner_of(v); }
+
+  // Local figures.
+  vid_t first_owned() const { return dist_.begin(rank_); }
+  lid_t owned_count() const { return dist_.count(rank_); }
+  lid_t ghost_count() const { return ghosts_.size(); }
+  eid_t local_edge_count() const { return targets_.size(); }  // directed entries
+  bool is_owned(vid_t v) const { return v - first_owned() < owned_count(); }
+  bool is_ghost_local(lid_t l) const { return l >= owned_count(); }
+
+  vid_t global_id(lid_t l) const {
+    return l < owned_count() ? first_owned() + l : ghosts_[l - owned_count()];
+  }
+  // Local id of an owned vertex or ghost; global_count() if neither.
+  lid_t local_id(vid_t v) const;
+  int ghost_owner(lid_t l) const { return ghost_owner_[l - owned_count()]; }
+
+  // CSR of owned vertex l (local targets and weights).
+  eid_t degree(lid_t l) const { return offsets_[l + 1] - offsets_[l]; }
+  std::span<const lid_t> neighbors(lid_t l) const {
+    return {targets_.data() + offsets_[l], targets_.data() + offsets_[l + 1]};
+  }
+  std::span<const weight_t> weights(lid_t l) const {
+    return {weights_.data() + offsets_[l], weights_.data() + offsets_[l + 1]};
+  }
+  const std::vector<eid_t>& offsets() const { return offsets_; }
+  const std::vector<lid_t>& targets() const { return targets_; }
+  const std::vector<weight_t>& edge_weights() const { return weights_; }
+  const std::vector<vid_t>& ghosts() const { return ghosts_; }
+  const GhostRelation& ghost_relation() const { return relation_; }
+
+ private:
+  Distribution dist_;
+  int rank_ = 0;
+  eid_t global_edges_ = 0;
+  std::vector<eid_t> offsets_{0};
+  std::vector<lid_t> targets_;
+  std::vector<weight_t> weights_;
+  std::vector<vid_t> ghosts_;  // sorted global ids
+  std::vector<int> ghost_owner_;
+  GhostRelation relation_;
+};
+
+}  // namespace gc

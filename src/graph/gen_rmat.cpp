@@ -1,0 +1,87 @@
+// R-MAT / Kronecker generator of the Graph500 specification (graph500.org,
+// "Graph500 Benchmark 1", section on the Kronecker generator; its reference
+// octave code kronecker_generator.m): A=0.57, B=0.19, C=0.19, edgefactor 16,
+// then a random relabelling of the vertices.
+#include <fmt/format.h>
+#include <bit>
+
+#include "core/rng.hpp"
+#include "graph/generators.hpp"
+
+namespace gc {
+
+namespace {
+
+// A bijection of [0, 2^scale): rounds of multiply-by-odd, add, and xor-shift,
+// all invertible modulo 2^scale (the reference code's scramble() likewise
+// relabels with a cheap bijection rather than a stored permutation).
+class VertexScrambler {
+ public:
+  VertexScrambler(int scale, std::uint64_t seed)
+      : mask_(scale >= 64 ? ~0ULL : ((1ULL << scale) - 1)), shift_(scale / 2 + 1) {
+    const CounterRng rng(seed);
+    for (std::uint64_t round = 0; round < kRounds; ++round) {
+      auto key = rng.words(Stream::vertex_permutation, round);
+      mul_[round] = key[0] | 1ULL;
+      add_[round] = key[1];
+    }
+  }
+  vid_t operator()(vid_t v) const {
+    for (int round = 0; round < kRounds; ++round) {
+      v = (v * mul_[round]) & mask_;
+      v = (v + add_[round]) & mask_;
+      v ^= v >> shift_;
+    }
+    return v;
+  }
+
+ private:
+  static constexpr int kRounds = 4;
+  std::uint64_t mask_;
+  int shift_;
+  std::uint64_t mul_[kRounds], add_[kRounds];
+};
+
+}  // namespace
+
+vid_t rmat_permute(vid_t v, int scale, std::uint64_t seed) {
+  return VertexScrambler(scale, seed)(v);
+}
+
+std::vector<Edge> rmat_edges(const Comm& comm, const RmatParams& params, std::uint64_t seed) {
+  const int scale = params.scale;
+  const std::uint64_t m = static_cast<std::uint64_t>(params.edgefactor) << scale;
+  const std::uint64_t first = (static_cast<unsigned __int128>(m) * comm.rank()) / comm.size();
+  const std::uint64_t last = (static_cast<unsigned __int128>(m) * (comm.rank() + 1)) / comm.size();
+  const double ab = params.a + params.b;
+  const double c_norm = params.c / (1.0 - ab);
+  const double a_norm = params.a / ab;
+  // Thresholds on 32-bit uniforms: bit set when the uniform exceeds p.
+  auto scaled = [](double p) { return static_cast<std::uint64_t>(p * 4294967296.0); };
+  const std::uint64_t t_ab = scaled(ab), t_c = scaled(c_norm), t_a = scaled(a_norm);
+
+  const CounterRng rng(seed);
+  const VertexScrambler scramble(scale, seed);
+  std::vector<Edge> edges;
+  edges.reserve(last - first);
+  for (std::uint64_t k = first; k < last; ++k) {
+    vid_t i = 0, j = 0;
+    // One 64-bit word per level: high half decides the row bit, low half the column bit.
+    for (int level = 0; level < scale; level += 4) {
+      auto w = rng.words(Stream::rmat_edge, k, static_cast<std::uint64_t>(level));
+      for (int l = level; l < std::min(scale, level + 4); ++l) {
+        const std::uint64_t word = w[static_cast<size_t>(l - level)];
+        const bool ii = (word >> 32) > t_ab;
+        const bool jj = (word & 0xffffffffULL) > (ii ? t_c : t_a);
+        i |= static_cast<vid_t>(ii) << l;
+        j |= static_cast<vid_t>(jj) << l;
+      }
+    }
+    const vid_t u = scramble(i);
+    const vid_t v = scramble(j);
+    edges.push_back(Edge{u, v, edge_weight_from_seed(seed, u, v)});
+  }
+  return edges;
+}
+
+}  // namespace gc

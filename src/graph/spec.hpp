@@ -1,0 +1,39 @@
+// A graph specification as given on the command line: a generator
+// ("rmat:SCALE", "rgg:N", "er:N", "sbm:N", each with optional ",key=value"
+// parameters) or a file path, optionally prefixed by its format
+// ("mtx:", "el:", "tsv:", "mel:", "gcg:"); without a prefix the format is
+// taken from the file name.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/mpi.hpp"
+#include "graph/build.hpp"
+#include "graph/dist_graph.hpp"
+#include "graph/read_text.hpp"
+
+namespace gc {
+
+struct LoadOptions {
+  std::uint64_t seed = 1;
+  Balance balance = Balance::vertices;
+  WeightSource weights = WeightSource::file;
+};
+
+struct LoadedGraph {
+  DistGraph graph;
+  int id_base = 0;             // ids in the input's numbering = internal id + id_base
+  nlohmann::json description;  // what was loaded, with which parameters
+  double seconds = 0;          // generation/reading and distribution, max over ranks
+};
+
+// Collective. Bad specifications and bad files raise an agreed gc::Error.
+LoadedGraph load_graph(const Comm& comm, const std::string& spec, const LoadOptions& options);
+
+// The specification's syntax, for --help texts.
+const char* graph_spec_help();
+
+}  // namespace gc

@@ -1,0 +1,44 @@
+// Statistics of a distributed graph and of its process graph: the figures of
+// Tables III-VI of Ghosh et al. (IPDPS 2019). Definitions (docs/json-schema.md):
+//  - |E'| of a rank: its edges counted with ghost copies, i.e. edges with both
+//    endpoints owned once plus cut edges once on each side; summed over ranks
+//    it is |E| + (number of cut edges).
+//  - the process graph: ranks as vertices, an edge between two ranks that
+//    share a cut edge; |Ep| counts those rank pairs, d is a rank's degree.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/mpi.hpp"
+#include "graph/dist_graph.hpp"
+
+namespace gc {
+
+struct Summary {
+  double min = 0, max = 0, avg = 0, stddev = 0, total = 0;
+};
+Summary summarize(const std::vector<double>& values);
+
+struct RankFigures {
+  std::uint64_t owned = 0, edges = 0, ghosts = 0, edges_with_ghosts = 0, cut_edges = 0;
+  int process_degree = 0;
+};
+
+struct GraphStats {
+  std::uint64_t vertices = 0, edges = 0, isolated = 0;
+  Summary degree;                                         // over vertices
+  std::vector<RankFigures> ranks;                         // per rank (complete on every rank)
+  Summary owned, local_edges, ghosts, edges_with_ghosts;  // over ranks
+  std::uint64_t cut_edges = 0;
+  std::uint64_t process_edges = 0;  // |Ep|
+  Summary process_degree;           // d_max, d_avg, sigma_d over ranks
+};
+
+GraphStats compute_stats(const Comm& comm, const DistGraph& g);
+nlohmann::json to_json(const GraphStats& s);
+nlohmann::json to_json(const Summary& s);
+
+}  // namespace gc
