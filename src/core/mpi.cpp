@@ -1,5 +1,7 @@
 #include "core/mpi.hpp"
 
+#include <map>
+
 #include <fmt/format.h>
 
 namespace gc {
@@ -61,6 +63,38 @@ Datatype::~Datatype() {
   if (type_ != MPI_DATATYPE_NULL && !finalized) MPI_Type_free(&type_);
 }
 
+namespace {
+
+std::map<int, MPI_Datatype>& bytes_types() {
+  static std::map<int, MPI_Datatype> types;
+  return types;
+}
+
+int free_bytes_types(MPI_Comm, int, void*, void*) {
+  for (auto& [bytes, type] : bytes_types()) MPI_Type_free(&type);
+  bytes_types().clear();
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+MPI_Datatype bytes_type(int bytes) {
+  auto& types = bytes_types();
+  auto it = types.find(bytes);
+  if (it != types.end()) return it->second;
+  if (types.empty()) {
+    int keyval = MPI_KEYVAL_INVALID;
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_bytes_types, &keyval, nullptr);
+    MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr);
+    MPI_Comm_free_keyval(&keyval);
+  }
+  MPI_Datatype type;
+  MPI_Type_contiguous(bytes, MPI_BYTE, &type);
+  MPI_Type_commit(&type);
+  types.emplace(bytes, type);
+  return type;
+}
+
 int checked_count(std::uint64_t count, const char* what) {
   if (count > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
     fail(fmt::format("{} of {} exceeds what one MPI call can move; use more ranks", what, count));
@@ -72,6 +106,11 @@ std::string mpi_library_version() {
   int length = 0;
   MPI_Get_library_version(text, &length);
   std::string s(text, static_cast<size_t>(length));
+  // "MPICH Version:\t4.0.2" -> "MPICH 4.0.2"; "Open MPI v4.1.4, ..." -> "Open MPI v4.1.4"
+  if (auto at = s.find("Version:"); at != std::string::npos) {
+    auto value = s.find_first_not_of(" \t", at + 8);
+    s = s.substr(0, at) + (value == std::string::npos ? "" : s.substr(value));
+  }
   auto cut = s.find_first_of("\n,");
   if (cut != std::string::npos) s.resize(cut);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\n')) s.pop_back();

@@ -89,17 +89,16 @@ MPI_Datatype mpi_type() {
     static_assert(sizeof(T) == 0, "no MPI datatype for this type");
 }
 
-// A contiguous datatype of sizeof(T) bytes, for trivially copyable records.
+// A committed contiguous datatype of `bytes` bytes, created once per size and
+// freed when MPI finalizes (through an attribute on MPI_COMM_SELF, whose
+// delete callback MPI_Finalize runs first).
+MPI_Datatype bytes_type(int bytes);
+
+// The datatype of a trivially copyable record: sizeof(T) contiguous bytes.
 template <class T>
-const Datatype& record_type() {
+MPI_Datatype record_type() {
   static_assert(std::is_trivially_copyable_v<T>);
-  static const Datatype type = [] {
-    MPI_Datatype t;
-    MPI_Type_contiguous(static_cast<int>(sizeof(T)), MPI_BYTE, &t);
-    MPI_Type_commit(&t);
-    return Datatype(t);
-  }();
-  return type;
+  return bytes_type(static_cast<int>(sizeof(T)));
 }
 
 template <class T>
@@ -107,7 +106,7 @@ MPI_Datatype datatype_of() {
   if constexpr (std::is_arithmetic_v<T>)
     return mpi_type<T>();
   else
-    return record_type<T>().get();
+    return record_type<T>();
 }
 
 template <class T>
