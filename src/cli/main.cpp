@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   app.add_flag("-q,--quiet", quiet, "No progress lines on stderr");
   gc::cli::Runner run;
   gc::cli::add_graph_commands(app, run);
+  gc::cli::add_match_command(app, run);
 
   // Every rank parses the same argv, so every rank agrees on parse errors;
   // only rank 0 prints.

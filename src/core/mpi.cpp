@@ -49,6 +49,20 @@ Comm Comm::split(int color, int key) const {
   return Comm(out, true);
 }
 
+Comm Comm::dup() const {
+  MPI_Comm out;
+  MPI_Comm_dup(handle_, &out);
+  return Comm(out, true);
+}
+
+Comm Comm::dist_graph_adjacent(const std::vector<int>& neighbors) const {
+  MPI_Comm out;
+  const int degree = static_cast<int>(neighbors.size());
+  MPI_Dist_graph_create_adjacent(handle_, degree, neighbors.data(), MPI_UNWEIGHTED, degree,
+                                 neighbors.data(), MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &out);
+  return Comm(out, true);
+}
+
 Datatype& Datatype::operator=(Datatype&& other) noexcept {
   if (this != &other) {
     if (type_ != MPI_DATATYPE_NULL) MPI_Type_free(&type_);

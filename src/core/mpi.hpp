@@ -42,6 +42,10 @@ class Comm {
   int size() const { return size_; }
   void barrier() const { MPI_Barrier(handle_); }
   Comm split(int color, int key) const;
+  Comm dup() const;
+  // A distributed graph topology whose sources and destinations are both
+  // `neighbors` (a symmetric relation), ranks not reordered.
+  Comm dist_graph_adjacent(const std::vector<int>& neighbors) const;
 
  private:
   Comm(MPI_Comm handle, bool owned);

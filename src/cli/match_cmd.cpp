@@ -1,0 +1,175 @@
+// graphcomm match: half-approximate weighted matching over nsr, rma and ncl.
+#include <algorithm>
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "core/memory.hpp"
+#include "core/output.hpp"
+#include "kernels/match/match.hpp"
+
+namespace gc::cli {
+
+namespace {
+
+struct MatchOptions {
+  GraphOptions graph;
+  std::string model = "all";
+  bool check = false;
+  std::string json, comm_matrix, mates;
+};
+
+struct ModelRun {
+  std::string model;
+  match::MatchResult result;
+  std::uint64_t messages_sum = 0, messages_max = 0, bytes_sum = 0, bytes_max = 0;
+  double rss_max = 0, rss_mean = 0;
+  std::string check = "-";
+  nlohmann::json matrix;
+};
+
+ModelRun run_model(const Comm& comm, const DistGraph& g, const std::string& model, bool check) {
+  ModelRun run;
+  run.model = model;
+  Progress::say(comm, "matching with {}", model);
+  run.result = match::match(comm, g, model);
+  const std::uint64_t messages = run.result.counters.messages(),
+                      bytes = run.result.counters.bytes();
+  run.messages_sum = sum_over_ranks(comm, messages);
+  run.messages_max = max_over_ranks(comm, messages);
+  run.bytes_sum = sum_over_ranks(comm, bytes);
+  run.bytes_max = max_over_ranks(comm, bytes);
+  const double rss = static_cast<double>(peak_rss_bytes());
+  run.rss_max = max_over_ranks(comm, rss);
+  run.rss_mean = sum_over_ranks(comm, rss) / comm.size();
+  run.matrix = gather_comm_matrix(comm, run.result.counters);
+  if (check) {
+    Progress::say(comm, "checking the {} matching against the serial greedy matching", model);
+    run.check = match::check_matching(comm, g, run.result.mate).message;
+  }
+  return run;
+}
+
+void print_table(const Comm& comm, const LoadedGraph& loaded, const std::vector<ModelRun>& runs) {
+  if (comm.rank() != 0) return;
+  const DistGraph& g = loaded.graph;
+  std::string out = fmt::format(
+      "match {} on {} ranks ({}): |V| = {}, |E| = {}, loaded in {:.3f} s\n"
+      "process graph: |Ep| = {}, d_max = {}\n\n",
+      loaded.description["spec"].get<std::string>(), comm.size(), mpi_library_version(),
+      g.global_vertex_count(), g.global_edge_count(), loaded.seconds,
+      loaded.description.value("process_edges", 0), loaded.description.value("process_dmax", 0));
+  out += fmt::format(
+      "{:<5} {:>9} {:>9} {:>9} {:>9} {:>16} {:>10} {:>7} {:>11} {:>10} {:>10} {:>9}  {}\n", "model",
+      "time_s", "setup_s", "comm_s", "compute_s", "weight", "card", "rounds", "msgs_sum",
+      "msgs_max", "MiB_sum", "rss_MiB", "check");
+  for (const ModelRun& r : runs)
+    out += fmt::format(
+        "{:<5} {:>9.4f} {:>9.4f} {:>9.4f} {:>9.4f} {:>16.6f} {:>10} {:>7} {:>11} {:>10} {:>10.2f} "
+        "{:>9.1f}  {}\n",
+        r.model, r.result.seconds, r.result.setup_seconds, r.result.comm_seconds,
+        r.result.compute_seconds, r.result.weight, r.result.cardinality, r.result.rounds,
+        r.messages_sum, r.messages_max, static_cast<double>(r.bytes_sum) / (1 << 20),
+        r.rss_max / (1 << 20), r.check);
+  std::fputs(out.c_str(), stdout);
+  std::fflush(stdout);
+}
+
+nlohmann::json run_json(const ModelRun& r) {
+  return {{"model", r.model},
+          {"seconds", r.result.seconds},
+          {"setup_seconds", r.result.setup_seconds},
+          {"comm_seconds", r.result.comm_seconds},
+          {"compute_seconds", r.result.compute_seconds},
+          {"weight", r.result.weight},
+          {"cardinality", r.result.cardinality},
+          {"rounds", r.result.rounds},
+          {"messages", {{"sum", r.messages_sum}, {"max", r.messages_max}}},
+          {"bytes", {{"sum", r.bytes_sum}, {"max", r.bytes_max}}},
+          {"peak_rss_bytes", {{"max", r.rss_max}, {"mean", r.rss_mean}}},
+          {"check", r.check}};
+}
+
+// One "u v" line per matched edge, in the input's numbering, sorted.
+void write_mates(const Comm& comm, const LoadedGraph& loaded, const std::vector<vid_t>& mate,
+                 const std::string& path) {
+  const DistGraph& g = loaded.graph;
+  std::vector<Edge> pairs;
+  for (lid_t v = 0; v < g.owned_count(); ++v)
+    if (mate[v] != match::kUnmatched && g.global_id(v) < mate[v])
+      pairs.push_back(Edge{g.global_id(v), mate[v], 0});
+  std::vector<std::uint64_t> counts(static_cast<size_t>(comm.size()), 0);
+  counts[0] = pairs.size();
+  std::vector<Edge> all = alltoallv(comm, pairs, counts);
+  collectively(comm.get(), [&] {
+    if (comm.rank() != 0) return;
+    std::sort(all.begin(), all.end(), [](const Edge& a, const Edge& b) { return a.u < b.u; });
+    write_file_atomically(path, [&](std::ostream& os) {
+      const vid_t base = static_cast<vid_t>(loaded.id_base);
+      for (const Edge& e : all) os << e.u + base << ' ' << e.v + base << '\n';
+    });
+  });
+}
+
+void run_match(const Comm& comm, const Invocation& inv, const MatchOptions& mo) {
+  LoadedGraph loaded = load_graph(comm, mo.graph.spec, mo.graph.load_options());
+  const GhostRelation& rel = loaded.graph.ghost_relation();
+  const int degree = static_cast<int>(rel.degree());
+  loaded.description["process_edges"] = sum_over_ranks(comm, degree) / 2;
+  loaded.description["process_dmax"] = max_over_ranks(comm, degree);
+
+  std::vector<std::string> models =
+      mo.model == "all" ? exchange_models() : std::vector<std::string>{mo.model};
+  std::vector<ModelRun> runs;
+  for (const std::string& model : models)
+    runs.push_back(run_model(comm, loaded.graph, model, mo.check));
+  print_table(comm, loaded, runs);
+
+  if (!mo.mates.empty()) write_mates(comm, loaded, runs.front().result.mate, mo.mates);
+  if (!mo.comm_matrix.empty()) {
+    nlohmann::json matrices;
+    for (const ModelRun& r : runs) matrices[r.model] = r.matrix;
+    write_json_on_root(
+        comm, mo.comm_matrix,
+        {{"schema_version", kJsonSchemaVersion}, {"ranks", comm.size()}, {"models", matrices}});
+  }
+  if (!mo.json.empty()) {
+    nlohmann::json doc = result_envelope(comm, "match", inv.argc, inv.argv);
+    doc["input"] = loaded.description;
+    doc["graph"] = {{"vertices", loaded.graph.global_vertex_count()},
+                    {"edges", loaded.graph.global_edge_count()}};
+    doc["timings"] = {{"load_seconds", loaded.seconds}};
+    doc["runs"] = nlohmann::json::array();
+    for (const ModelRun& r : runs) doc["runs"].push_back(run_json(r));
+    write_json_on_root(comm, mo.json, doc);
+  }
+  bool failed = false;
+  for (const ModelRun& r : runs) failed |= r.check != "-" && r.check != "OK";
+  if (failed) fail_everywhere("matching check failed (see the check column)");
+}
+
+}  // namespace
+
+void add_match_command(CLI::App& app, Runner& run) {
+  static MatchOptions mo;
+  CLI::App* cmd = app.add_subcommand(
+      "match",
+      "Half-approximate weighted matching over nsr, rma and ncl (Ghosh et al., IPDPS 2019)");
+  cmd->fallthrough();
+  add_graph_options(*cmd, mo.graph);
+  cmd->add_option("--model", mo.model, "Communication model: nsr, rma, ncl or all")
+      ->check(CLI::IsMember({"nsr", "rma", "ncl", "all"}))
+      ->capture_default_str();
+  cmd->add_flag("--check", mo.check,
+                "Verify validity, maximality and identity with the serial greedy matching");
+  cmd->add_option("--json", mo.json, "Write the results as JSON (docs/json-schema.md)");
+  cmd->add_option("--comm-matrix", mo.comm_matrix,
+                  "Write messages and bytes sent between every pair of ranks, per model (JSON)");
+  cmd->add_option("--mates", mo.mates,
+                  "Write the matching: one 'u v' line per matched edge, in the input's ids");
+  cmd->callback(
+      [&run] { run = [](const Comm& comm, const Invocation& inv) { run_match(comm, inv, mo); }; });
+}
+
+}  // namespace gc::cli

@@ -1,0 +1,92 @@
+// The owner-computes exchange: the interface a kernel is written against, in
+// the vocabulary of Ghosh et al. (IPDPS 2019, section III): a kernel *pushes*
+// messages for neighbour ranks, *evokes* communication progress and
+// *processes* what arrived; the exchange detects termination. One class per
+// communication model implements it (nsr.cpp, rma.cpp, ncl.cpp); a kernel never
+// touches a model's internals, and a new model is one new file.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/mpi.hpp"
+
+namespace gc {
+
+// Every message is two 64-bit words; the kernel decides their meaning.
+struct Message {
+  std::uint64_t first;
+  std::uint64_t second;
+};
+
+// What an exchange sent: per destination rank, and the rounds it took.
+struct CommCounters {
+  std::vector<std::uint64_t> messages_to;  // indexed by destination rank
+  std::vector<std::uint64_t> bytes_to;
+  std::uint64_t rounds = 0;  // exchange rounds (evoke calls that moved data)
+  std::uint64_t messages() const;
+  std::uint64_t bytes() const;
+};
+
+// The neighbourhood an exchange serves: the ranks a kernel may push to, and
+// for each the most messages it will ever push to it over the whole run (so
+// buffers and windows are sized once, up front).
+struct Neighborhood {
+  std::vector<int> ranks;               // sorted; the relation must be symmetric
+  std::vector<std::uint64_t> capacity;  // per neighbour, messages in one direction
+};
+
+class Exchange {
+ public:
+  virtual ~Exchange() = default;
+  virtual const char* name() const = 0;
+
+  // Queue a message for neighbour `index` (position in Neighborhood::ranks).
+  virtual void push(int index, const Message& message) = 0;
+  // Make outstanding communication progress (a round, for round-based models).
+  virtual void evoke() = 0;
+  // Hand every message received so far to `handle`, with the sender's index.
+  // `handle` may push new messages.
+  virtual void process(const std::function<void(int from_index, const Message&)>& handle) = 0;
+  // True once no rank will send anything more. `locally_settled` says this
+  // rank's kernel will push nothing more unless a message arrives.
+  virtual bool done(bool locally_settled) = 0;
+
+  const CommCounters& counters() const { return counters_; }
+  const Neighborhood& neighborhood() const { return neighborhood_; }
+  double setup_seconds() const { return setup_seconds_; }
+
+ protected:
+  Exchange(const Comm& comm, Neighborhood nb);
+  void count(int index, std::uint64_t messages);
+
+  const Comm& comm_;
+  Neighborhood neighborhood_;
+  CommCounters counters_;
+  double setup_seconds_ = 0;
+};
+
+// nsr: one MPI_Isend per message, MPI_Iprobe + MPI_Recv, termination by
+// per-neighbour message counts.
+std::unique_ptr<Exchange> make_nsr_exchange(const Comm& comm, Neighborhood nb);
+// rma: MPI-3 passive target, one lock_all epoch, MPI_Put into per-neighbour
+// window regions; counts by MPI_Neighbor_alltoall; global reduction to end.
+std::unique_ptr<Exchange> make_rma_exchange(const Comm& comm, Neighborhood nb);
+// ncl: MPI_Neighbor_alltoall of counts and MPI_Neighbor_alltoallv of data on a
+// distributed graph topology; global reduction to end.
+std::unique_ptr<Exchange> make_ncl_exchange(const Comm& comm, Neighborhood nb);
+
+std::unique_ptr<Exchange> make_exchange(const std::string& model, const Comm& comm,
+                                        Neighborhood nb);
+const std::vector<std::string>& exchange_models();
+
+// The communication matrix (messages and bytes from every rank to every
+// rank), gathered on rank 0; empty elsewhere.
+nlohmann::json gather_comm_matrix(const Comm& comm, const CommCounters& counters);
+
+}  // namespace gc

@@ -1,0 +1,64 @@
+// ncl: MPI-3 neighborhood collectives (Ghosh et al., IPDPS 2019, section
+// III-C): a distributed graph topology built from the ghost relation
+// (MPI_Dist_graph_create_adjacent); per round, MPI_Neighbor_alltoall for the
+// counts and MPI_Neighbor_alltoallv for the data.
+#include "comm/round_exchange.hpp"
+
+namespace gc {
+
+namespace {
+
+class NclExchange final : public RoundExchange {
+ public:
+  NclExchange(const Comm& comm, Neighborhood nb) : RoundExchange(comm, std::move(nb)) {
+    const double start = MPI_Wtime();
+    topology_ = comm.dist_graph_adjacent(neighborhood_.ranks);
+    const size_t k = neighborhood_.ranks.size();
+    send_counts_.resize(k);
+    send_displs_.resize(k);
+    recv_counts_.resize(k);
+    recv_displs_.resize(k + 1);
+    setup_seconds_ = MPI_Wtime() - start;
+  }
+  const char* name() const override { return "ncl"; }
+
+ protected:
+  void transfer() override {
+    const size_t k = neighborhood_.ranks.size();
+    for (size_t i = 0; i < k; ++i) out_counts_[i] = outgoing_[i].size();
+    MPI_Neighbor_alltoall(out_counts_.data(), 1, MPI_UINT64_T, in_counts_.data(), 1, MPI_UINT64_T,
+                          topology_.get());
+    send_buffer_.clear();
+    int out_at = 0, in_at = 0;
+    for (size_t i = 0; i < k; ++i) {
+      send_counts_[i] = checked_count(out_counts_[i], "neighbor_alltoallv count");
+      send_displs_[i] = out_at;
+      out_at += send_counts_[i];
+      send_buffer_.insert(send_buffer_.end(), outgoing_[i].begin(), outgoing_[i].end());
+      recv_counts_[i] = checked_count(in_counts_[i], "neighbor_alltoallv count");
+      recv_displs_[i] = in_at;
+      in_at += recv_counts_[i];
+    }
+    recv_displs_[k] = in_at;
+    received_.resize(static_cast<size_t>(in_at));
+    MPI_Neighbor_alltoallv(send_buffer_.data(), send_counts_.data(), send_displs_.data(),
+                           record_type<Message>(), received_.data(), recv_counts_.data(),
+                           recv_displs_.data(), record_type<Message>(), topology_.get());
+  }
+  std::span<const Message> incoming(size_t i) const override {
+    return {received_.data() + recv_displs_[i], received_.data() + recv_displs_[i + 1]};
+  }
+
+ private:
+  Comm topology_;
+  std::vector<int> send_counts_, send_displs_, recv_counts_, recv_displs_;
+  std::vector<Message> send_buffer_, received_;
+};
+
+}  // namespace
+
+std::unique_ptr<Exchange> make_ncl_exchange(const Comm& comm, Neighborhood nb) {
+  return std::make_unique<NclExchange>(comm, std::move(nb));
+}
+
+}  // namespace gc

@@ -1,0 +1,99 @@
+// rma: MPI-3 one-sided, passive target (Ghosh et al., IPDPS 2019, section
+// III-B). One MPI_Win_lock_all epoch for the whole run. The window holds, for
+// each neighbour, a region as large as the most that neighbour will ever send
+// (a prefix sum over the capacities); each rank learns its offset in every
+// neighbour's window once, by MPI_Neighbor_alltoall. A round: MPI_Put of the
+// buffered messages at the start of my region in each neighbour's window,
+// MPI_Win_flush_all (remote completion), MPI_Neighbor_alltoall of the counts,
+// MPI_Win_sync, then the receiver reads its regions. A region is overwritten
+// only in the next round, after the global reduction in done(), which every
+// rank enters only after reading.
+#include <fmt/format.h>
+
+#include "comm/round_exchange.hpp"
+
+namespace gc {
+
+namespace {
+
+class RmaExchange final : public RoundExchange {
+ public:
+  RmaExchange(const Comm& comm, Neighborhood nb) : RoundExchange(comm, std::move(nb)) {
+    const double start = MPI_Wtime();
+    topology_ = comm.dist_graph_adjacent(neighborhood_.ranks);
+    const size_t k = neighborhood_.ranks.size();
+    // What each neighbour may send me, hence my regions and their offsets.
+    std::vector<std::uint64_t> incoming_capacity(k), my_offsets(k), remote(k);
+    MPI_Neighbor_alltoall(neighborhood_.capacity.data(), 1, MPI_UINT64_T, incoming_capacity.data(),
+                          1, MPI_UINT64_T, topology_.get());
+    region_begin_.resize(k + 1, 0);
+    for (size_t i = 0; i < k; ++i) {
+      my_offsets[i] = region_begin_[i];
+      region_begin_[i + 1] = region_begin_[i] + incoming_capacity[i];
+    }
+    MPI_Neighbor_alltoall(my_offsets.data(), 1, MPI_UINT64_T, remote.data(), 1, MPI_UINT64_T,
+                          topology_.get());
+    remote_offset_ = std::move(remote);
+    outgoing_capacity_ = neighborhood_.capacity;
+
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "same_disp_unit", "true");
+    MPI_Info_set(info, "accumulate_ops", "same_op_no_op");
+    MPI_Aint bytes = static_cast<MPI_Aint>(region_begin_[k] * sizeof(Message));
+    MPI_Win_allocate(bytes, static_cast<int>(sizeof(Message)), info, comm.get(), &base_, &window_);
+    MPI_Info_free(&info);
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, window_);
+    setup_seconds_ = MPI_Wtime() - start;
+  }
+
+  ~RmaExchange() override {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (window_ != MPI_WIN_NULL && !finalized) {
+      MPI_Win_unlock_all(window_);
+      MPI_Win_free(&window_);
+    }
+  }
+
+  const char* name() const override { return "rma"; }
+
+ protected:
+  void transfer() override {
+    const size_t k = neighborhood_.ranks.size();
+    for (size_t i = 0; i < k; ++i) {
+      out_counts_[i] = outgoing_[i].size();
+      if (out_counts_[i] == 0) continue;
+      if (out_counts_[i] > outgoing_capacity_[i])
+        fail(fmt::format("internal: rma region for rank {} too small ({} > {})",
+                         neighborhood_.ranks[i], out_counts_[i], outgoing_capacity_[i]));
+      MPI_Put(outgoing_[i].data(), checked_count(out_counts_[i], "MPI_Put count"),
+              record_type<Message>(), neighborhood_.ranks[i],
+              static_cast<MPI_Aint>(remote_offset_[i]),
+              checked_count(out_counts_[i], "MPI_Put count"), record_type<Message>(), window_);
+    }
+    MPI_Win_flush_all(window_);
+    MPI_Neighbor_alltoall(out_counts_.data(), 1, MPI_UINT64_T, in_counts_.data(), 1, MPI_UINT64_T,
+                          topology_.get());
+    MPI_Win_sync(window_);  // make the neighbours' puts visible to my loads
+  }
+
+  std::span<const Message> incoming(size_t i) const override {
+    const Message* region = static_cast<const Message*>(base_) + region_begin_[i];
+    return {region, region + in_counts_[i]};
+  }
+
+ private:
+  Comm topology_;
+  MPI_Win window_ = MPI_WIN_NULL;
+  void* base_ = nullptr;
+  std::vector<std::uint64_t> region_begin_, remote_offset_, outgoing_capacity_;
+};
+
+}  // namespace
+
+std::unique_ptr<Exchange> make_rma_exchange(const Comm& comm, Neighborhood nb) {
+  return std::make_unique<RmaExchange>(comm, std::move(nb));
+}
+
+}  // namespace gc

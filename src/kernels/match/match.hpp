@@ -1,0 +1,42 @@
+// Half-approximate weighted matching over an owner-computes exchange.
+// See match.cpp for the algorithm and its reference.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "comm/exchange.hpp"
+#include "graph/dist_graph.hpp"
+
+namespace gc::match {
+
+inline constexpr vid_t kUnmatched = ~vid_t{0};
+
+struct MatchResult {
+  std::vector<vid_t> mate;  // per owned vertex: global id of its mate, or kUnmatched
+  double weight = 0;        // global, each matched edge once
+  std::uint64_t cardinality = 0;
+  std::uint64_t rounds = 0;  // iterations of the evoke/process loop (max over ranks)
+  double seconds = 0;        // matching time, max over ranks
+  double setup_seconds = 0;  // exchange setup (topology, window), max over ranks
+  double comm_seconds = 0;   // time in evoke/done (max over ranks)
+  double compute_seconds = 0;
+  CommCounters counters;  // this rank's
+};
+
+// Collective: runs the matching on g over the named model (nsr, rma, ncl).
+MatchResult match(const Comm& comm, const DistGraph& g, const std::string& model);
+
+// Verification against an independent serial computation on rank 0.
+struct CheckReport {
+  bool ok = true;
+  std::string message;  // "OK" or the first offending vertex and what is wrong
+};
+CheckReport check_matching(const Comm& comm, const DistGraph& g, const std::vector<vid_t>& mate);
+
+// Serial greedy matching (heaviest edge first in the EdgeKey order) of an edge
+// list with n vertices: mate per vertex, kUnmatched when none.
+std::vector<vid_t> greedy_matching(vid_t n, std::vector<Edge> edges);
+
+}  // namespace gc::match
