@@ -5,6 +5,8 @@
 // rank finishes when every neighbour said DONE and all announced messages
 // arrived. Send slots are sized once from the neighbourhood's capacities, so
 // an Isend buffer is never moved or reused.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "comm/exchange.hpp"
@@ -46,22 +48,32 @@ class NsrExchange final : public Exchange {
                        neighborhood_.ranks[i]));
     Message& slot = slots_[slot_begin_[i] + sent_[i]++];
     slot = message;
-    MPI_Request request;
-    MPI_Isend(&slot, 1, record_type<Message>(), neighborhood_.ranks[i], kTagData, comm_dup_.get(),
-              &request);
-    requests_.push_back(request);
+    queued_.push_back({index, &slot});
     count(index, 1);
+    if (requests_.size() - head_ < kMaxInFlight) issue();
   }
 
   void evoke() override {
-    // Retire completed sends so the request list stays short.
-    if (requests_.empty()) return;
-    int completed = 0;
-    indices_.resize(requests_.size());
-    MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &completed, indices_.data(),
-                 MPI_STATUSES_IGNORE);
-    if (completed == MPI_UNDEFINED || completed == 0) return;
-    std::erase(requests_, MPI_REQUEST_NULL);
+    // Retire completed sends, oldest first, in chunks: sends complete roughly
+    // in order, so this costs O(completed + chunk), never a scan of every
+    // outstanding request (there can be millions).
+    ++counters_.rounds;
+    constexpr size_t kChunk = 256;
+    while (head_ < requests_.size()) {
+      const size_t n = std::min(kChunk, requests_.size() - head_);
+      int flag = 0;
+      MPI_Testall(static_cast<int>(n), requests_.data() + head_, &flag, MPI_STATUSES_IGNORE);
+      if (!flag) break;
+      head_ += n;
+    }
+    if (head_ == requests_.size()) {
+      requests_.clear();
+      head_ = 0;
+    } else if (head_ > requests_.size() / 2) {
+      requests_.erase(requests_.begin(), requests_.begin() + static_cast<std::ptrdiff_t>(head_));
+      head_ = 0;
+    }
+    issue();
   }
 
   void process(const std::function<void(int, const Message&)>& handle) override {
@@ -101,13 +113,15 @@ class NsrExchange final : public Exchange {
       }
       done_sent_ = true;
     }
-    if (!done_sent_) return false;
+    if (!done_sent_ || queued_head_ < queued_.size()) return false;
     for (size_t i = 0; i < k; ++i)
       if (announced_[i] == kUnknown || received_[i] != announced_[i]) return false;
     // Everything addressed to me arrived; wait for my own sends to complete
     // (their receivers are draining them).
-    MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+    MPI_Waitall(static_cast<int>(requests_.size() - head_), requests_.data() + head_,
+                MPI_STATUSES_IGNORE);
     requests_.clear();
+    head_ = 0;
     return true;
   }
 
@@ -119,7 +133,33 @@ class NsrExchange final : public Exchange {
   std::vector<Message> slots_;
   std::vector<std::uint64_t> sent_, received_, announced_, done_counts_;
   std::vector<MPI_Request> requests_;
-  std::vector<int> indices_;
+  size_t head_ = 0;  // requests_[0, head_) have completed
+
+  // Flow control: at most kMaxInFlight Isends outstanding; the rest wait in
+  // queued_ (still one MPI_Isend per message). Millions of outstanding eager
+  // sends make Open MPI's progress engine, and so every probe, slow.
+  static constexpr size_t kMaxInFlight = 1024;
+  struct Queued {
+    int index;
+    const Message* slot;
+  };
+  std::vector<Queued> queued_;
+  size_t queued_head_ = 0;
+
+  void issue() {
+    while (queued_head_ < queued_.size() && requests_.size() - head_ < kMaxInFlight) {
+      const Queued& q = queued_[queued_head_++];
+      MPI_Request request;
+      MPI_Isend(q.slot, 1, record_type<Message>(),
+                neighborhood_.ranks[static_cast<size_t>(q.index)], kTagData, comm_dup_.get(),
+                &request);
+      requests_.push_back(request);
+    }
+    if (queued_head_ == queued_.size()) {
+      queued_.clear();
+      queued_head_ = 0;
+    }
+  }
   bool done_sent_ = false;
 };
 

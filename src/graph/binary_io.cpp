@@ -1,5 +1,7 @@
 #include "graph/binary_io.hpp"
 
+#include <sys/stat.h>
+
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -23,9 +25,22 @@ struct MelEdge {
   double weight;
 };
 
+// MPI-IO must not be handed a directory: Open MPI then "reads" it with
+// success and no data, or hangs in the collective read at some rank counts.
+// A missing file is left to MpiFile, which reports it.
+void require_regular_file(const Comm& comm, const std::string& path) {
+  collectively(comm.get(), [&] {
+    struct stat st {};
+    if (stat(path.c_str(), &st) != 0) return;
+    if (S_ISDIR(st.st_mode)) fail(fmt::format("{}: is a directory", path));
+    if (!S_ISREG(st.st_mode)) fail(fmt::format("{}: not a regular file", path));
+  });
+}
+
 }  // namespace
 
 BinaryGraph read_mel(const Comm& comm, const std::string& path) {
+  require_regular_file(comm, path);
   MpiFile file(comm, path, MPI_MODE_RDONLY);
   std::int64_t header[2] = {0, 0};
   const MPI_Offset size = file.size();
@@ -114,6 +129,7 @@ void write_mel(const Comm& comm, const DistGraph& g, const std::string& path) {
 }
 
 BinaryGraph read_gcg(const Comm& comm, const std::string& path) {
+  require_regular_file(comm, path);
   MpiFile file(comm, path, MPI_MODE_RDONLY);
   const MPI_Offset size = file.size();
   std::uint64_t header[8] = {};

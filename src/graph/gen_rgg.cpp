@@ -44,9 +44,14 @@ std::vector<Edge> rgg_edges(const Comm& comm, const RggParams& params, std::uint
   for (vid_t k = 0; k < count; ++k) rgg_point(begin + k, n, seed, xs[k], ys[k]);
 
   // Cells of side >= r: partners of a point lie in its cell column and the next
-  // one (x never decreases with the id), rows -1..+1.
+  // one (x never decreases with the id), rows -1..+1. At most about
+  // sqrt(count / x_span) rows, so that the cell table stays O(count) for a
+  // radius far below 1/sqrt(n) (larger cells only lengthen the candidate lists).
   const double x0 = static_cast<double>(begin) / static_cast<double>(n);
-  const std::int64_t rows = std::max<std::int64_t>(1, static_cast<std::int64_t>(1.0 / r));
+  const double x_span = std::max(xs[count - 1] - x0, 1.0 / static_cast<double>(n));
+  const double max_rows = std::sqrt(static_cast<double>(count) / x_span) + 1.0;
+  const std::int64_t rows =
+      std::max<std::int64_t>(1, static_cast<std::int64_t>(std::min(1.0 / r, max_rows)));
   const double cell = 1.0 / static_cast<double>(rows);  // >= r
   const std::int64_t cols = static_cast<std::int64_t>((xs[count - 1] - x0) / cell) + 2;
   auto col_of = [&](vid_t k) { return static_cast<std::int64_t>((xs[k] - x0) / cell); };

@@ -268,6 +268,12 @@ LoadedGraph load_graph(const Comm& comm, const std::string& spec, const LoadOpti
       const int base = t.id_base;
       const bool file_weights = t.weights_from_file;
       desc["entries"] = t.entries;
+      // The vertex count comes from the file (size line or largest id): a
+      // typo there must be refused here, not die of bad_alloc on every rank.
+      refuse_if_too_big(comm,
+                        build_bytes_per_rank(comm, static_cast<double>(t.entries),
+                                             static_cast<double>(t.vertices)),
+                        fmt::format("graph '{}' with {} vertices", path, t.vertices));
       out = from_edges(comm, t.vertices, std::move(t.edges), options);
       out.id_base = base;
       desc["weights"] = file_weights ? "file" : "seed";

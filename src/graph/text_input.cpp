@@ -48,22 +48,37 @@ std::string pread_range(int fd, const std::string& path, std::uint64_t offset,
   return out;
 }
 
+// zlib's message for the last error of `in` (Z_OK: none), without the
+// "path: " zlib puts in front of it.
+int gzip_error(gzFile in, const std::string& path, std::string& message) {
+  int code = Z_OK;
+  message = gzerror(in, &code);
+  if (message.starts_with(path + ": ")) message.erase(0, path.size() + 2);
+  return code;
+}
+
 std::string gunzip_whole(const std::string& path) {
   gzFile in = gzopen(path.c_str(), "rb");
   if (!in) fail(system_error(path, "cannot open"));
   gzbuffer(in, 1 << 20);
   std::string out;
   std::vector<char> buffer(1 << 20);
+  std::string message;
   while (true) {
     int got = gzread(in, buffer.data(), static_cast<unsigned>(buffer.size()));
     if (got < 0) {
-      int code = 0;
-      std::string message = gzerror(in, &code);
+      gzip_error(in, path, message);
       gzclose(in);
       fail(fmt::format("{}: corrupt gzip data: {}", path, message));
     }
     if (got == 0) break;
     out.append(buffer.data(), static_cast<size_t>(got));
+  }
+  // A truncated file reads like a shorter one: gzread returns what it could
+  // decompress and only records Z_BUF_ERROR ("unexpected end of file").
+  if (gzip_error(in, path, message) != Z_OK) {
+    gzclose(in);
+    fail(fmt::format("{}: corrupt gzip data: {}", path, message));
   }
   gzclose(in);
   return out;
