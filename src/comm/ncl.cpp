@@ -26,8 +26,8 @@ class NclExchange final : public RoundExchange {
   void transfer() override {
     const size_t k = neighborhood_.ranks.size();
     for (size_t i = 0; i < k; ++i) out_counts_[i] = outgoing_[i].size();
-    MPI_Neighbor_alltoall(out_counts_.data(), 1, MPI_UINT64_T, in_counts_.data(), 1, MPI_UINT64_T,
-                          topology_.get());
+    MPI_Neighbor_alltoall(nonnull(out_counts_), 1, MPI_UINT64_T, nonnull(in_counts_), 1,
+                          MPI_UINT64_T, topology_.get());
     send_buffer_.clear();
     int out_at = 0, in_at = 0;
     for (size_t i = 0; i < k; ++i) {
@@ -41,9 +41,9 @@ class NclExchange final : public RoundExchange {
     }
     recv_displs_[k] = in_at;
     received_.resize(static_cast<size_t>(in_at));
-    MPI_Neighbor_alltoallv(send_buffer_.data(), send_counts_.data(), send_displs_.data(),
-                           record_type<Message>(), received_.data(), recv_counts_.data(),
-                           recv_displs_.data(), record_type<Message>(), topology_.get());
+    MPI_Neighbor_alltoallv(nonnull(send_buffer_), nonnull(send_counts_), nonnull(send_displs_),
+                           record_type<Message>(), nonnull(received_), nonnull(recv_counts_),
+                           nonnull(recv_displs_), record_type<Message>(), topology_.get());
   }
   std::span<const Message> incoming(size_t i) const override {
     return {received_.data() + recv_displs_[i], received_.data() + recv_displs_[i + 1]};

@@ -24,14 +24,14 @@ class RmaExchange final : public RoundExchange {
     const size_t k = neighborhood_.ranks.size();
     // What each neighbour may send me, hence my regions and their offsets.
     std::vector<std::uint64_t> incoming_capacity(k), my_offsets(k), remote(k);
-    MPI_Neighbor_alltoall(neighborhood_.capacity.data(), 1, MPI_UINT64_T, incoming_capacity.data(),
-                          1, MPI_UINT64_T, topology_.get());
+    MPI_Neighbor_alltoall(nonnull(neighborhood_.capacity), 1, MPI_UINT64_T,
+                          nonnull(incoming_capacity), 1, MPI_UINT64_T, topology_.get());
     region_begin_.resize(k + 1, 0);
     for (size_t i = 0; i < k; ++i) {
       my_offsets[i] = region_begin_[i];
       region_begin_[i + 1] = region_begin_[i] + incoming_capacity[i];
     }
-    MPI_Neighbor_alltoall(my_offsets.data(), 1, MPI_UINT64_T, remote.data(), 1, MPI_UINT64_T,
+    MPI_Neighbor_alltoall(nonnull(my_offsets), 1, MPI_UINT64_T, nonnull(remote), 1, MPI_UINT64_T,
                           topology_.get());
     remote_offset_ = std::move(remote);
     outgoing_capacity_ = neighborhood_.capacity;
@@ -73,8 +73,8 @@ class RmaExchange final : public RoundExchange {
               checked_count(out_counts_[i], "MPI_Put count"), record_type<Message>(), window_);
     }
     MPI_Win_flush_all(window_);
-    MPI_Neighbor_alltoall(out_counts_.data(), 1, MPI_UINT64_T, in_counts_.data(), 1, MPI_UINT64_T,
-                          topology_.get());
+    MPI_Neighbor_alltoall(nonnull(out_counts_), 1, MPI_UINT64_T, nonnull(in_counts_), 1,
+                          MPI_UINT64_T, topology_.get());
     MPI_Win_sync(window_);  // make the neighbours' puts visible to my loads
   }
 

@@ -47,6 +47,14 @@ class RoundExchange : public Exchange {
   // The messages that arrived from neighbour i in the last round.
   virtual std::span<const Message> incoming(size_t i) const = 0;
 
+  // MPICH rejects null buffer pointers even for empty neighbourhoods; an
+  // empty vector's data() may be null.
+  template <class T>
+  static T* nonnull(std::vector<T>& v) {
+    static T dummy{};
+    return v.empty() ? &dummy : v.data();
+  }
+
   std::vector<std::vector<Message>> outgoing_;
   std::vector<std::uint64_t> in_counts_, out_counts_;
   std::uint64_t pending_ = 0;

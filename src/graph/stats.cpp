@@ -27,7 +27,10 @@ GraphStats compute_stats(const Comm& comm, const DistGraph& g) {
   s.edges = g.global_edge_count();
 
   // Degree summary over all vertices, from exact integer sums.
-  std::uint64_t local_min = UINT64_MAX, local_max = 0, local_isolated = 0;
+  // The sentinel of a rank without vertices stays below 2^63: MPICH 4.0.2's
+  // MPI_MIN on MPI_UINT64_T compares as signed.
+  std::uint64_t local_min = static_cast<std::uint64_t>(INT64_MAX), local_max = 0,
+                local_isolated = 0;
   long double local_sq = 0;
   for (lid_t l = 0; l < g.owned_count(); ++l) {
     const std::uint64_t d = g.degree(l);
