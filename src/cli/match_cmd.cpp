@@ -16,7 +16,7 @@ namespace {
 struct MatchOptions {
   GraphOptions graph;
   std::string model = "all";
-  bool check = false;
+  bool check = false, profile = false;
   std::string json, comm_matrix, mates;
 };
 
@@ -25,6 +25,7 @@ struct ModelRun {
   match::MatchResult result;
   std::uint64_t messages_sum = 0, messages_max = 0, bytes_sum = 0, bytes_max = 0;
   double rss_max = 0, rss_mean = 0;
+  bool rss_reset = false;  // the peak is this run's own, not the process's
   std::string check = "-";
   nlohmann::json matrix;
 };
@@ -33,6 +34,7 @@ ModelRun run_model(const Comm& comm, const DistGraph& g, const std::string& mode
   ModelRun run;
   run.model = model;
   Progress::say(comm, "matching with {}", model);
+  run.rss_reset = max_over_ranks(comm, reset_peak_rss() ? 0 : 1) == 0;
   run.result = match::match(comm, g, model);
   const std::uint64_t messages = run.result.counters.messages(),
                       bytes = run.result.counters.bytes();
@@ -87,8 +89,30 @@ nlohmann::json run_json(const ModelRun& r) {
           {"rounds", r.result.rounds},
           {"messages", {{"sum", r.messages_sum}, {"max", r.messages_max}}},
           {"bytes", {{"sum", r.bytes_sum}, {"max", r.bytes_max}}},
-          {"peak_rss_bytes", {{"max", r.rss_max}, {"mean", r.rss_mean}}},
-          {"check", r.check}};
+          {"peak_rss_bytes",
+           {{"max", r.rss_max}, {"mean", r.rss_mean}, {"since_model_start", r.rss_reset}}},
+          {"check", r.check},
+          {"profile", r.result.profile}};
+}
+
+// Per model, where the time goes: the round profile's buckets (max over ranks).
+void print_profiles(const Comm& comm, const std::vector<ModelRun>& runs) {
+  if (comm.rank() != 0) return;
+  std::string out;
+  for (const ModelRun& r : runs) {
+    out += fmt::format("\n{}: where the time goes (round 0 = sort + FINDMATE; max over ranks)\n",
+                       r.model);
+    out +=
+        fmt::format("{:>15} {:>11} {:>10} {:>11}\n", "rounds", "messages", "comm_s", "compute_s");
+    for (const auto& b : r.result.profile["buckets"])
+      out += fmt::format("{:>15} {:>11} {:>10.5f} {:>11.5f}\n",
+                         fmt::format("{}-{}", b["first_round"].get<std::uint64_t>(),
+                                     b["last_round"].get<std::uint64_t>()),
+                         b["messages"].get<std::uint64_t>(), b["comm_seconds_max"].get<double>(),
+                         b["compute_seconds_max"].get<double>());
+  }
+  std::fputs(out.c_str(), stdout);
+  std::fflush(stdout);
 }
 
 // One "u v" line per matched edge, in the input's numbering, sorted.
@@ -125,6 +149,7 @@ void run_match(const Comm& comm, const Invocation& inv, const MatchOptions& mo) 
   for (const std::string& model : models)
     runs.push_back(run_model(comm, loaded.graph, model, mo.check));
   print_table(comm, loaded, runs);
+  if (mo.profile) print_profiles(comm, runs);
 
   if (!mo.mates.empty()) write_mates(comm, loaded, runs.front().result.mate, mo.mates);
   if (!mo.comm_matrix.empty()) {
@@ -163,6 +188,8 @@ void add_match_command(CLI::App& app, Runner& run) {
       ->capture_default_str();
   cmd->add_flag("--check", mo.check,
                 "Verify validity, maximality and identity with the serial greedy matching");
+  cmd->add_flag("--profile", mo.profile,
+                "Print where the time goes: messages, comm and compute time per round");
   cmd->add_option("--json", mo.json, "Write the results as JSON (docs/json-schema.md)");
   cmd->add_option("--comm-matrix", mo.comm_matrix,
                   "Write messages and bytes sent between every pair of ranks, per model (JSON)");

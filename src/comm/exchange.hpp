@@ -60,6 +60,9 @@ class Exchange {
   const CommCounters& counters() const { return counters_; }
   const Neighborhood& neighborhood() const { return neighborhood_; }
   double setup_seconds() const { return setup_seconds_; }
+  // Time spent in MPI calls made inside push() so far (nsr sends eagerly;
+  // the round-based models only buffer), for honest compute/comm splits.
+  double push_mpi_seconds() const { return push_mpi_seconds_; }
 
  protected:
   Exchange(const Comm& comm, Neighborhood nb);
@@ -69,6 +72,7 @@ class Exchange {
   Neighborhood neighborhood_;
   CommCounters counters_;
   double setup_seconds_ = 0;
+  double push_mpi_seconds_ = 0;
 };
 
 // nsr: one MPI_Isend per message, MPI_Iprobe + MPI_Recv, termination by

@@ -50,7 +50,11 @@ class NsrExchange final : public Exchange {
     slot = message;
     queued_.push_back({index, &slot});
     count(index, 1);
-    if (requests_.size() - head_ < kMaxInFlight) issue();
+    if (requests_.size() - head_ < kMaxInFlight) {
+      const double start = MPI_Wtime();
+      issue();
+      push_mpi_seconds_ += MPI_Wtime() - start;
+    }
   }
 
   void evoke() override {

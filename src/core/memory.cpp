@@ -1,9 +1,11 @@
 #include "core/memory.hpp"
 
+#include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <fstream>
+#include <limits>
 #include <string>
 
 #include <fmt/format.h>
@@ -11,9 +13,27 @@
 namespace gc {
 
 std::uint64_t peak_rss_bytes() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  while (status >> key) {
+    if (key == "VmHWM:") {
+      std::uint64_t kib = 0;
+      if (status >> kib) return kib * 1024;
+      break;
+    }
+    status.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
   struct rusage usage {};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
+}
+
+bool reset_peak_rss() {
+  malloc_trim(0);  // give freed heap back first, so an earlier phase's garbage does not count
+  std::ofstream clear("/proc/self/clear_refs");
+  clear << "5";  // resets the peak RSS to the current RSS
+  clear.flush();
+  return static_cast<bool>(clear);
 }
 
 std::uint64_t node_memory_bytes() {

@@ -26,6 +26,7 @@
 
 #include <fmt/format.h>
 
+#include "comm/round_profile.hpp"
 #include "kernels/match/edge_order.hpp"
 
 namespace gc::match {
@@ -36,12 +37,14 @@ enum Context : std::uint64_t { REQUEST = 1, INVALID = 2 };
 constexpr int kContextShift = 62;
 constexpr std::uint64_t kIdMask = (std::uint64_t{1} << kContextShift) - 1;
 constexpr lid_t kNone = ~lid_t{0};
+constexpr eid_t kScanDegree = 64;  // rows up to this degree are never sorted
 
 class LocallyDominantMatching {
  public:
   LocallyDominantMatching(const DistGraph& g, Exchange& exchange)
       : g_(g), ex_(exchange), owned_(g.owned_count()) {
-    sort_adjacency();
+    sorted_.reset(new lid_t[g.local_edge_count()]);  // rows filled on demand
+    row_sorted_.assign(owned_, 0);
     mate_.assign(owned_, kNone);
     cand_.assign(owned_, kNone);
     next_.assign(owned_, 0);
@@ -85,23 +88,48 @@ class LocallyDominantMatching {
   }
 
  private:
-  // Adjacency of every owned vertex in decreasing EdgeKey order, so that a
-  // candidate search resumes where the last one stopped (candidates only ever
-  // move down the order): all FINDMATE calls of a vertex cost O(degree).
-  void sort_adjacency() {
-    sorted_.resize(g_.local_edge_count());
-    std::vector<std::pair<EdgeKey, lid_t>> row;
-    for (lid_t v = 0; v < owned_; ++v) {
-      const vid_t gv = g_.global_id(v);
-      auto nbrs = g_.neighbors(v);
-      auto ws = g_.weights(v);
-      row.clear();
-      for (size_t j = 0; j < nbrs.size(); ++j)
-        row.emplace_back(EdgeKey::of(gv, g_.global_id(nbrs[j]), ws[j]), nbrs[j]);
-      std::sort(row.begin(), row.end(),
-                [](const auto& a, const auto& b) { return b.first < a.first; });
-      for (size_t j = 0; j < row.size(); ++j) sorted_[g_.offsets()[v] + j] = row[j].second;
+  // Whether edge (v, a) of weight wa precedes (v, b) of weight wb in the
+  // EdgeKey order, heaviest first. The weight decides almost always; the
+  // pair's hash (computed only then) breaks ties.
+  bool precedes(vid_t gv, lid_t a, weight_t wa, lid_t b, weight_t wb) const {
+    if (wa != wb) return wa > wb;
+    return EdgeKey::of(gv, g_.global_id(b), wb) < EdgeKey::of(gv, g_.global_id(a), wa);
+  }
+
+  // FINDMATE is a linear scan for the heaviest available neighbour: most
+  // vertices need one, and a low-degree vertex at most a few. A vertex of
+  // degree above kScanDegree whose candidate is taken sorts its row once, in
+  // decreasing EdgeKey order, and from then on resumes where the last search
+  // stopped (candidates only move down the order), so a hub costs
+  // O(d log d), never O(d) per FINDMATE call (O(d^2) in all).
+  lid_t first_candidate(lid_t v) const {
+    auto nbrs = g_.neighbors(v);
+    auto ws = g_.weights(v);
+    const vid_t gv = g_.global_id(v);
+    lid_t best = kNone;
+    weight_t best_w = 0;
+    for (size_t j = 0; j < nbrs.size(); ++j) {
+      if (ws[j] < best_w || !available(nbrs[j])) continue;
+      if (best == kNone || precedes(gv, nbrs[j], ws[j], best, best_w)) {
+        best = nbrs[j];
+        best_w = ws[j];
+      }
     }
+    return best;
+  }
+
+  void sort_row(lid_t v) {
+    auto nbrs = g_.neighbors(v);
+    auto ws = g_.weights(v);
+    const vid_t gv = g_.global_id(v);
+    row_.clear();
+    for (size_t j = 0; j < nbrs.size(); ++j) row_.emplace_back(ws[j], nbrs[j]);
+    std::sort(row_.begin(), row_.end(), [&](const auto& a, const auto& b) {
+      return precedes(gv, a.second, a.first, b.second, b.first);
+    });
+    lid_t* out = sorted_.get() + g_.offsets()[v];
+    for (size_t j = 0; j < row_.size(); ++j) out[j] = row_[j].second;
+    row_sorted_[v] = 1;
   }
 
   bool available(lid_t x) const {
@@ -112,9 +140,17 @@ class LocallyDominantMatching {
 
   // FINDMATE(v): point v at its heaviest available neighbour.
   void find_mate(lid_t v) {
-    const eid_t begin = g_.offsets()[v], degree = g_.degree(v);
-    while (next_[v] < degree && !available(sorted_[begin + next_[v]])) ++next_[v];
-    if (next_[v] == degree) {  // no candidate left: v stays unmatched
+    lid_t c = kNone;
+    if (!row_sorted_[v] && (cand_[v] == kNone || g_.degree(v) <= kScanDegree)) {
+      c = first_candidate(v);
+    } else {
+      if (!row_sorted_[v]) sort_row(v);
+      const eid_t degree = g_.degree(v);
+      const lid_t* row = sorted_.get() + g_.offsets()[v];
+      while (next_[v] < degree && !available(row[next_[v]])) ++next_[v];
+      if (next_[v] < degree) c = row[next_[v]];
+    }
+    if (c == kNone) {  // no candidate left: v stays unmatched
       cand_[v] = kNone;
       if (!exhausted_[v]) {
         exhausted_[v] = 1;
@@ -122,7 +158,6 @@ class LocallyDominantMatching {
       }
       return;
     }
-    const lid_t c = sorted_[begin + next_[v]];
     cand_[v] = c;
     if (c < owned_) {
       if (cand_[c] == v) match(v, c);
@@ -193,7 +228,9 @@ class LocallyDominantMatching {
   const DistGraph& g_;
   Exchange& ex_;
   const lid_t owned_;
-  std::vector<lid_t> sorted_;             // adjacency in decreasing edge order
+  std::unique_ptr<lid_t[]> sorted_;       // adjacency rows in decreasing edge order
+  std::vector<std::uint8_t> row_sorted_;  // per owned vertex: its sorted_ row is filled
+  std::vector<std::pair<weight_t, lid_t>> row_;
   std::vector<lid_t> mate_, cand_;        // per owned vertex
   std::vector<eid_t> next_;               // per owned vertex: position in sorted_ row
   std::vector<std::uint8_t> ghost_dead_;  // ghost matched elsewhere
@@ -222,11 +259,24 @@ MatchResult match(const Comm& comm, const DistGraph& g, const std::string& model
   result.setup_seconds = max_over_ranks(comm, setup_local);
 
   comm.barrier();
+  // Communication time is what the kernel spends inside evoke, done and the
+  // MPI calls of push (nsr sends eagerly); the rest is compute.
   const double start = MPI_Wtime();
-  double in_comm = 0;
+  RoundProfile profile;
+  double in_comm = 0, push_mpi = 0;
+  std::uint64_t messages = 0;
+  auto record = [&](double comm_part, double wall) {
+    const double push_now = ex->push_mpi_seconds();
+    const std::uint64_t messages_now = ex->counters().messages();
+    comm_part += push_now - push_mpi;
+    profile.record(comm_part, wall - comm_part, messages_now - messages);
+    in_comm += comm_part;
+    push_mpi = push_now;
+    messages = messages_now;
+  };
   LocallyDominantMatching kernel(g, *ex);
   kernel.find_mates();
-  std::uint64_t rounds = 0;
+  record(0, MPI_Wtime() - start);  // round 0: sorting adjacencies and FINDMATE
   auto handle = [&](int from, const Message& m) { kernel.on_message(from, m); };
   while (true) {
     const double t0 = MPI_Wtime();
@@ -235,15 +285,17 @@ MatchResult match(const Comm& comm, const DistGraph& g, const std::string& model
     ex->process(handle);
     const double t2 = MPI_Wtime();
     const bool done = ex->done(kernel.settled());
-    in_comm += (t1 - t0) + (MPI_Wtime() - t2);
-    ++rounds;
+    const double t3 = MPI_Wtime();
+    record((t1 - t0) + (t3 - t2), t3 - t0);
     if (done) break;
   }
+  const std::uint64_t rounds = profile.rounds() - 1;
   const double local = MPI_Wtime() - start;
   comm.barrier();
   result.seconds = max_over_ranks(comm, local);
   result.comm_seconds = max_over_ranks(comm, in_comm);
   result.compute_seconds = max_over_ranks(comm, local - in_comm);
+  result.profile = profile.summarize(comm);
   result.rounds = max_over_ranks(comm, rounds);
   result.mate = kernel.mates();
   result.counters = ex->counters();

@@ -22,7 +22,8 @@ struct MatchResult {
   double setup_seconds = 0;  // exchange setup (topology, window), max over ranks
   double comm_seconds = 0;   // time in evoke/done (max over ranks)
   double compute_seconds = 0;
-  CommCounters counters;  // this rank's
+  nlohmann::json profile;  // per-round time and messages (comm/round_profile.hpp)
+  CommCounters counters;   // this rank's
 };
 
 // Collective: runs the matching on g over the named model (nsr, rma, ncl).
