@@ -100,8 +100,9 @@ void print_profiles(const Comm& comm, const std::vector<ModelRun>& runs) {
   if (comm.rank() != 0) return;
   std::string out;
   for (const ModelRun& r : runs) {
-    out += fmt::format("\n{}: where the time goes (round 0 = sort + FINDMATE; max over ranks)\n",
-                       r.model);
+    out += fmt::format(
+        "\n{}: where the time goes (round 0 = FINDMATE of every owned vertex; max over ranks)\n",
+        r.model);
     out +=
         fmt::format("{:>15} {:>11} {:>10} {:>11}\n", "rounds", "messages", "comm_s", "compute_s");
     for (const auto& b : r.result.profile["buckets"])

@@ -6,9 +6,14 @@ namespace gc {
 
 nlohmann::json RoundProfile::summarize(const Comm& comm) const {
   const std::uint64_t total = max_over_ranks<std::uint64_t>(comm, rounds_.size());
-  const std::size_t buckets = static_cast<std::size_t>(std::min<std::uint64_t>(total, kBuckets));
-  // Round r goes to bucket r * buckets / total: equal spans of rounds.
-  auto bucket_of = [&](std::uint64_t r) { return static_cast<std::size_t>(r * buckets / total); };
+  // Round 0 (the kernel's first local phase) has a bucket of its own; the
+  // other rounds are spread over the rest in equal spans.
+  const std::uint64_t loop = total > 0 ? total - 1 : 0;
+  const std::size_t spans = static_cast<std::size_t>(std::min<std::uint64_t>(loop, kBuckets - 1));
+  const std::size_t buckets = (total > 0 ? 1 : 0) + spans;
+  auto bucket_of = [&](std::uint64_t r) {
+    return r == 0 ? 0 : 1 + static_cast<std::size_t>((r - 1) * spans / loop);
+  };
   std::vector<double> comm_s(buckets, 0), compute_s(buckets, 0);
   std::vector<std::uint64_t> messages(buckets, 0);
   for (std::size_t r = 0; r < rounds_.size(); ++r) {

@@ -1,9 +1,10 @@
 // Where the time of an exchange-driven kernel goes: per round (one
 // evoke/process/done iteration; round 0 is the kernel's first local phase),
 // this rank's communication time, compute time and messages sent. Summarized
-// collectively into at most kBuckets consecutive-round buckets, each with the
-// max over ranks of its times and the sum of its messages, so that nsr's
-// thousands of polling iterations and ncl's few rounds fit the same report.
+// collectively into at most kBuckets buckets, round 0 alone and then equal
+// spans of consecutive rounds, each with the max over ranks of its times and
+// the sum of its messages, so that nsr's thousands of polling iterations and
+// ncl's few rounds fit the same report.
 #pragma once
 
 #include <cstdint>

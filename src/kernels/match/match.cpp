@@ -276,7 +276,7 @@ MatchResult match(const Comm& comm, const DistGraph& g, const std::string& model
   };
   LocallyDominantMatching kernel(g, *ex);
   kernel.find_mates();
-  record(0, MPI_Wtime() - start);  // round 0: sorting adjacencies and FINDMATE
+  record(0, MPI_Wtime() - start);  // round 0: FINDMATE of every owned vertex
   auto handle = [&](int from, const Message& m) { kernel.on_message(from, m); };
   while (true) {
     const double t0 = MPI_Wtime();
