@@ -116,10 +116,10 @@ void print_profiles(const Comm& comm, const std::vector<ModelRun>& runs) {
   std::fflush(stdout);
 }
 
-// One "u v" line per matched edge, in the input's numbering, sorted.
-void write_mates(const Comm& comm, const LoadedGraph& loaded, const std::vector<vid_t>& mate,
+// One "u v" line per matched edge (u < v), sorted, 0-based: the input's ids
+// for generators and edge lists, the file's ids minus one for 1-based formats.
+void write_mates(const Comm& comm, const DistGraph& g, const std::vector<vid_t>& mate,
                  const std::string& path) {
-  const DistGraph& g = loaded.graph;
   std::vector<Edge> pairs;
   for (lid_t v = 0; v < g.owned_count(); ++v)
     if (mate[v] != match::kUnmatched && g.global_id(v) < mate[v])
@@ -131,8 +131,7 @@ void write_mates(const Comm& comm, const LoadedGraph& loaded, const std::vector<
     if (comm.rank() != 0) return;
     std::sort(all.begin(), all.end(), [](const Edge& a, const Edge& b) { return a.u < b.u; });
     write_file_atomically(path, [&](std::ostream& os) {
-      const vid_t base = static_cast<vid_t>(loaded.id_base);
-      for (const Edge& e : all) os << e.u + base << ' ' << e.v + base << '\n';
+      for (const Edge& e : all) os << e.u << ' ' << e.v << '\n';
     });
   });
 }
@@ -152,7 +151,7 @@ void run_match(const Comm& comm, const Invocation& inv, const MatchOptions& mo) 
   print_table(comm, loaded, runs);
   if (mo.profile) print_profiles(comm, runs);
 
-  if (!mo.mates.empty()) write_mates(comm, loaded, runs.front().result.mate, mo.mates);
+  if (!mo.mates.empty()) write_mates(comm, loaded.graph, runs.front().result.mate, mo.mates);
   if (!mo.comm_matrix.empty()) {
     nlohmann::json matrices;
     for (const ModelRun& r : runs) matrices[r.model] = r.matrix;
@@ -195,7 +194,7 @@ void add_match_command(CLI::App& app, Runner& run) {
   cmd->add_option("--comm-matrix", mo.comm_matrix,
                   "Write messages and bytes sent between every pair of ranks, per model (JSON)");
   cmd->add_option("--mates", mo.mates,
-                  "Write the matching: one 'u v' line per matched edge, in the input's ids");
+                  "Write the matching: one 'u v' line per matched edge, 0-based (1-based files: their ids minus one); with --model all, nsr's (all models agree)");
   cmd->callback(
       [&run] { run = [](const Comm& comm, const Invocation& inv) { run_match(comm, inv, mo); }; });
 }

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""End-to-end test of `graphcomm match` on one graph at 1-4 ranks, checked by
+this script alone (standard library; the file is parsed by recount.py, which
+imports nothing from the project):
+
+  - the --mates file of every model at every rank count is the same matching;
+  - it is a matching of the input graph, in 0-based ids (a 1-based file's ids
+    minus one): every pair is an edge of the file, no vertex twice;
+  - it is maximal: no edge of the file has both ends unmatched;
+  - --json agrees with it (cardinality) and across models and rank counts
+    (weight, cardinality), --check says OK for every model;
+  - --comm-matrix adds up to the messages and bytes of --json, nothing is
+    sent to oneself, and the round profile accounts for every message.
+
+    match_cli.py --graphcomm BIN --graph FILE -- LAUNCHER...
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import recount  # noqa: E402  (the independent reader)
+
+MODELS = ["nsr", "rma", "ncl"]
+RUN_TIMEOUT = 300
+
+
+def run(launcher, graphcomm, graph, ranks, model, workdir):
+    tag = f"{model}.np{ranks}"
+    files = {k: os.path.join(workdir, f"{k}.{tag}") for k in ("json", "mates", "matrix")}
+    cmd = launcher + ["-np", str(ranks), graphcomm, "match", "-q", "--graph", graph,
+                      "--model", model, "--check", "--json", files["json"],
+                      "--mates", files["mates"], "--comm-matrix", files["matrix"]]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    if proc.returncode != 0:
+        raise AssertionError(f"exit {proc.returncode}: {' '.join(cmd)}\n{proc.stderr}")
+    with open(files["json"]) as f:
+        doc = json.load(f)
+    with open(files["matrix"]) as f:
+        matrix = json.load(f)
+    with open(files["mates"]) as f:
+        pairs = [tuple(int(x) for x in line.split()) for line in f]
+    return doc, matrix, pairs
+
+
+def check_matching(g, pairs, where):
+    keys = set(g.edges)
+    matched = set()
+    for u, v in pairs:
+        assert u < v, f"{where}: pair {u} {v} not written as u < v"
+        assert (u << recount.ID_BITS | v) in keys, f"{where}: {u} {v} is not an edge of the input"
+        assert u not in matched and v not in matched, f"{where}: vertex matched twice near {u} {v}"
+        matched.update((u, v))
+    for key in g.edges:
+        u, v = key >> recount.ID_BITS, key & recount.ID_MASK
+        assert u in matched or v in matched, f"{where}: not maximal: edge {u} {v} has both ends free"
+
+
+def check_counts(doc, matrix, ranks, where):
+    for run in doc["runs"]:
+        model = run["model"]
+        assert run["check"] == "OK", f"{where} {model}: check says {run['check']}"
+        m = matrix["models"][model]
+        assert len(m["messages"]) == ranks and all(len(r) == ranks for r in m["messages"])
+        assert all(m["messages"][r][r] == 0 for r in range(ranks)), f"{where} {model}: self messages"
+        assert sum(map(sum, m["messages"])) == run["messages"]["sum"], f"{where} {model}: matrix messages"
+        assert sum(map(sum, m["bytes"])) == run["bytes"]["sum"], f"{where} {model}: matrix bytes"
+        assert max(map(sum, m["messages"])) == run["messages"]["max"], f"{where} {model}: max sender"
+        buckets = run["profile"]["buckets"]
+        assert buckets[0]["first_round"] == 0 and buckets[0]["last_round"] == 0, f"{where}: round 0"
+        assert buckets[-1]["last_round"] == run["profile"]["rounds"] - 1, f"{where}: last round"
+        for a, b in zip(buckets, buckets[1:]):
+            assert b["first_round"] == a["last_round"] + 1, f"{where} {model}: profile has a gap"
+        assert sum(b["messages"] for b in buckets) == run["messages"]["sum"], \
+            f"{where} {model}: profile messages"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--graphcomm", required=True)
+    ap.add_argument("--graph", required=True)
+    ap.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 3, 4])
+    ap.add_argument("launcher", nargs="+")
+    args = ap.parse_args()
+
+    g = recount.Graph(recount.read_graph(args.graph))
+    reference = None
+    figures = None
+    with tempfile.TemporaryDirectory() as workdir:
+        for ranks in args.ranks:
+            for model in MODELS:
+                where = f"{os.path.basename(args.graph)} at {ranks} ranks, {model}"
+                doc, matrix, pairs = run(args.launcher, args.graphcomm, args.graph, ranks, model, workdir)
+                check_counts(doc, matrix, ranks, where)
+                (r,) = doc["runs"]
+                assert r["cardinality"] == len(pairs), f"{where}: cardinality {r['cardinality']} != {len(pairs)} pairs"
+                if reference is None:
+                    check_matching(g, pairs, where)
+                    reference, figures = pairs, (r["cardinality"], r["weight"])
+                    print(f"{where}: {len(pairs)} pairs, valid and maximal")
+                else:
+                    assert pairs == reference, f"{where}: a different matching than the first run"
+                    assert r["cardinality"] == figures[0], f"{where}: cardinality differs"
+                    # Sums over ranks in another order: equal up to rounding.
+                    assert abs(r["weight"] - figures[1]) <= 1e-9 * max(1.0, abs(figures[1])), \
+                        f"{where}: weight {r['weight']} != {figures[1]}"
+        print(f"same matching for {', '.join(MODELS)} at ranks {args.ranks}")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except AssertionError as e:
+        print(f"FAIL: {e}", file=sys.stderr)
+        sys.exit(1)
