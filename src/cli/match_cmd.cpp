@@ -194,7 +194,8 @@ void add_match_command(CLI::App& app, Runner& run) {
   cmd->add_option("--comm-matrix", mo.comm_matrix,
                   "Write messages and bytes sent between every pair of ranks, per model (JSON)");
   cmd->add_option("--mates", mo.mates,
-                  "Write the matching: one 'u v' line per matched edge, 0-based (1-based files: their ids minus one); with --model all, nsr's (all models agree)");
+                  "Write the matching: one 'u v' line per matched edge, 0-based (1-based "
+                  "files: their ids minus one); with --model all, nsr's (all models agree)");
   cmd->callback(
       [&run] { run = [](const Comm& comm, const Invocation& inv) { run_match(comm, inv, mo); }; });
 }
