@@ -34,12 +34,21 @@ struct CommCounters {
 };
 
 // The neighbourhood an exchange serves: the ranks a kernel may push to, and
-// for each the most messages it will ever push to it over the whole run (so
-// buffers and windows are sized once, up front).
+// for each the most messages it will ever push to it in one phase (so buffers
+// and windows are sized once, up front).
 struct Neighborhood {
   std::vector<int> ranks;               // sorted; the relation must be symmetric
   std::vector<std::uint64_t> capacity;  // per neighbour, messages in one direction
 };
+
+// Phases. A run of the exchange is a sequence of phases: the kernel pushes,
+// evokes and processes until done() returns true, which it does on every rank
+// of the communicator (each rank may learn it at a different time). The
+// exchange is then ready for the next phase, with the same capacities: a
+// matching is one phase, a BFS search one phase per level, and one exchange
+// serves every level of every search. A rank may start pushing for phase k+1
+// while a neighbour is still finishing phase k; the exchange keeps the phases
+// apart (a message is only ever processed in the phase it was pushed in).
 
 class Exchange {
  public:
@@ -53,8 +62,10 @@ class Exchange {
   // Hand every message received so far to `handle`, with the sender's index.
   // `handle` may push new messages.
   virtual void process(const std::function<void(int from_index, const Message&)>& handle) = 0;
-  // True once no rank will send anything more. `locally_settled` says this
-  // rank's kernel will push nothing more unless a message arrives.
+  // True once no rank will send anything more in this phase, which then
+  // ends. `locally_settled` says this rank's kernel will push nothing more in
+  // this phase, whatever arrives (a kernel that answers messages is settled
+  // only once it knows nothing more will come that it must answer).
   virtual bool done(bool locally_settled) = 0;
 
   const CommCounters& counters() const { return counters_; }

@@ -4,7 +4,10 @@
 // settled it tells each neighbour how many messages it sent it (DONE), and a
 // rank finishes when every neighbour said DONE and all announced messages
 // arrived. Send slots are sized once from the neighbourhood's capacities, so
-// an Isend buffer is never moved or reused.
+// an Isend buffer is never moved or reused within a phase. Phases alternate
+// between two pairs of tags: a neighbour that already finished phase k may
+// send for phase k+1 (never k+2: that needs my DONE for k+1), and what it
+// sends is kept aside until this rank finishes phase k.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -15,8 +18,9 @@ namespace gc {
 
 namespace {
 
-constexpr int kTagData = 1;
-constexpr int kTagDone = 2;
+// Tags by phase parity.
+constexpr int kTagData[2] = {1, 3};
+constexpr int kTagDone[2] = {2, 4};
 
 class NsrExchange final : public Exchange {
  public:
@@ -34,6 +38,7 @@ class NsrExchange final : public Exchange {
     sent_.assign(k, 0);
     received_.assign(k, 0);
     announced_.assign(k, kUnknown);
+    early_announced_.assign(k, kUnknown);
     done_counts_.assign(k, 0);
     setup_seconds_ = MPI_Wtime() - start;
   }
@@ -81,6 +86,13 @@ class NsrExchange final : public Exchange {
   }
 
   void process(const std::function<void(int, const Message&)>& handle) override {
+    // What arrived early, during the previous phase, comes first.
+    for (size_t e = 0; e < carried_.size(); ++e) {
+      ++received_[static_cast<size_t>(carried_[e].index)];
+      handle(carried_[e].index, carried_[e].message);
+    }
+    carried_.clear();
+    const int next = parity_ ^ 1;
     while (true) {
       int flag = 0;
       MPI_Status status;
@@ -90,17 +102,22 @@ class NsrExchange final : public Exchange {
       if (index < 0)
         fail(fmt::format("internal: nsr message from non-neighbour rank {}", status.MPI_SOURCE));
       const size_t i = static_cast<size_t>(index);
-      if (status.MPI_TAG == kTagData) {
+      const int tag = status.MPI_TAG;
+      if (tag == kTagData[parity_] || tag == kTagData[next]) {
         Message message;
-        MPI_Recv(&message, 1, record_type<Message>(), status.MPI_SOURCE, kTagData, comm_dup_.get(),
+        MPI_Recv(&message, 1, record_type<Message>(), status.MPI_SOURCE, tag, comm_dup_.get(),
                  MPI_STATUS_IGNORE);
-        ++received_[i];
-        handle(index, message);
+        if (tag == kTagData[parity_]) {
+          ++received_[i];
+          handle(index, message);
+        } else {
+          early_.push_back({index, message});
+        }
       } else {
         std::uint64_t announced = 0;
-        MPI_Recv(&announced, 1, MPI_UINT64_T, status.MPI_SOURCE, kTagDone, comm_dup_.get(),
+        MPI_Recv(&announced, 1, MPI_UINT64_T, status.MPI_SOURCE, tag, comm_dup_.get(),
                  MPI_STATUS_IGNORE);
-        announced_[i] = announced;
+        (tag == kTagDone[parity_] ? announced_ : early_announced_)[i] = announced;
       }
     }
   }
@@ -111,7 +128,7 @@ class NsrExchange final : public Exchange {
       for (size_t i = 0; i < k; ++i) {
         done_counts_[i] = sent_[i];
         MPI_Request request;
-        MPI_Isend(&done_counts_[i], 1, MPI_UINT64_T, neighborhood_.ranks[i], kTagDone,
+        MPI_Isend(&done_counts_[i], 1, MPI_UINT64_T, neighborhood_.ranks[i], kTagDone[parity_],
                   comm_dup_.get(), &request);
         requests_.push_back(request);
       }
@@ -126,11 +143,31 @@ class NsrExchange final : public Exchange {
                 MPI_STATUSES_IGNORE);
     requests_.clear();
     head_ = 0;
+    next_phase();
     return true;
   }
 
  private:
   static constexpr std::uint64_t kUnknown = ~0ULL;
+  struct Early {
+    int index;
+    Message message;
+  };
+  int parity_ = 0;              // of the current phase: picks the tags
+  std::vector<Early> early_;    // data of the next phase, arrived during this one
+  std::vector<Early> carried_;  // data of this phase that arrived during the last one
+  std::vector<std::uint64_t> early_announced_;
+
+  void next_phase() {
+    parity_ ^= 1;
+    std::fill(sent_.begin(), sent_.end(), 0);
+    std::fill(received_.begin(), received_.end(), 0);
+    announced_.swap(early_announced_);
+    std::fill(early_announced_.begin(), early_announced_.end(), kUnknown);
+    done_sent_ = false;
+    carried_.swap(early_);
+  }
+
   Comm comm_dup_;  // a private context: our tags never meet anybody else's
   std::vector<int> index_of_rank_;
   std::vector<std::uint64_t> slot_begin_;
@@ -155,8 +192,8 @@ class NsrExchange final : public Exchange {
       const Queued& q = queued_[queued_head_++];
       MPI_Request request;
       MPI_Isend(q.slot, 1, record_type<Message>(),
-                neighborhood_.ranks[static_cast<size_t>(q.index)], kTagData, comm_dup_.get(),
-                &request);
+                neighborhood_.ranks[static_cast<size_t>(q.index)], kTagData[parity_],
+                comm_dup_.get(), &request);
       requests_.push_back(request);
     }
     if (queued_head_ == queued_.size()) {

@@ -1,0 +1,134 @@
+// The exchange contract, for every model: over several phases, each rank
+// receives in phase k exactly the messages its neighbours pushed to it in
+// phase k (as a multiset, with the right sender index), however far ranks run
+// ahead of each other; capacities are per phase; done() ends a phase on every
+// rank. The expected messages are computed here from (seed, phase, sender,
+// receiver), independently of the exchange.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "comm/exchange.hpp"
+#include "core/rng.hpp"
+
+namespace gc {
+namespace {
+
+const Comm& world() {
+  static Comm c = Comm::world();
+  return c;
+}
+
+// The neighbourhood of a rank: a ring plus rank 0 connected to everybody
+// (symmetric), or everybody when `complete`.
+std::vector<int> neighbours_of(int rank, int p, bool complete) {
+  std::vector<int> out;
+  for (int q = 0; q < p; ++q) {
+    if (q == rank) continue;
+    const bool ring = q == (rank + 1) % p || rank == (q + 1) % p;
+    if (complete || ring || q == 0 || rank == 0) out.push_back(q);
+  }
+  return out;
+}
+
+// How many messages `from` sends `to` in `phase` (0..capacity), and message j.
+std::uint64_t count_of(std::uint64_t seed, int phase, int from, int to, std::uint64_t capacity) {
+  if (phase % 3 == 2) return 0;  // some phases carry nothing at all
+  const auto index = static_cast<std::uint64_t>(phase * 1000003 + from * 1009 + to);
+  return CounterRng(seed).words(Stream::edge_weight, index)[0] % (capacity + 1);
+}
+Message message_of(int phase, int from, int to, std::uint64_t j) {
+  return {(static_cast<std::uint64_t>(phase) << 48) | (static_cast<std::uint64_t>(from) << 32) |
+              static_cast<std::uint64_t>(to),
+          j};
+}
+
+void run_phases(const std::string& model, bool complete, std::uint64_t capacity, int phases,
+                bool reply) {
+  const Comm& comm = world();
+  const int p = comm.size(), me = comm.rank();
+  Neighborhood nb;
+  nb.ranks = neighbours_of(me, p, complete);
+  // With replies every message may be answered once: twice the capacity.
+  nb.capacity.assign(nb.ranks.size(), reply ? 2 * capacity : capacity);
+  std::unique_ptr<Exchange> ex = make_exchange(model, comm, nb);
+  const std::uint64_t seed = 42;
+  for (int phase = 0; phase < phases; ++phase) {
+    // Some ranks run late, so others race into the next phase.
+    if ((phase + me) % 3 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    std::vector<Message> expected, got;
+    std::uint64_t originals_expected = 0, originals_got = 0;
+    for (size_t i = 0; i < nb.ranks.size(); ++i) {
+      const int q = nb.ranks[i];
+      for (std::uint64_t j = 0; j < count_of(seed, phase, me, q, capacity); ++j) {
+        ex->push(static_cast<int>(i), message_of(phase, me, q, j));
+        // The reply to it (second word tagged) comes back from q.
+        if (reply) expected.push_back(message_of(phase, me, q, j | (1ULL << 40)));
+      }
+      for (std::uint64_t j = 0; j < count_of(seed, phase, q, me, capacity); ++j) {
+        expected.push_back(message_of(phase, q, me, j));
+        ++originals_expected;
+      }
+    }
+    // Replies: a received message is answered to its sender within the phase.
+    auto handle = [&](int from, const Message& m) {
+      const int sender = nb.ranks[static_cast<size_t>(from)];
+      EXPECT_EQ(static_cast<int>((m.first >> 32) & 0xffff), (m.second >> 40) ? me : sender)
+          << model << " phase " << phase << ": wrong sender index";
+      got.push_back(m);
+      if (!(m.second >> 40)) ++originals_got;
+      if (reply && !(m.second >> 40)) ex->push(from, Message{m.first, m.second | (1ULL << 40)});
+    };
+    int rounds = 0;
+    while (true) {
+      ex->evoke();
+      ex->process(handle);
+      // Settled once every message this rank must answer has arrived.
+      if (ex->done(!reply || originals_got == originals_expected)) break;
+      ASSERT_LT(++rounds, 1000000) << model << ": phase " << phase << " does not end";
+    }
+    auto key = [](const Message& a, const Message& b) {
+      return std::tie(a.first, a.second) < std::tie(b.first, b.second);
+    };
+    std::sort(expected.begin(), expected.end(), key);
+    std::sort(got.begin(), got.end(), key);
+    ASSERT_EQ(got.size(), expected.size()) << model << " phase " << phase << " rank " << me;
+    for (size_t k = 0; k < got.size(); ++k)
+      ASSERT_TRUE(got[k].first == expected[k].first && got[k].second == expected[k].second)
+          << model << " phase " << phase << " rank " << me << ": message " << k << " differs";
+  }
+}
+
+TEST(Exchange, PhasesOnRingAndHub) {
+  for (const std::string& model : exchange_models()) run_phases(model, false, 50, 7, false);
+}
+
+TEST(Exchange, PhasesOnCompleteGraphWithReplies) {
+  for (const std::string& model : exchange_models()) run_phases(model, true, 200, 5, true);
+}
+
+TEST(Exchange, LargePhases) {
+  for (const std::string& model : exchange_models()) run_phases(model, true, 20000, 3, false);
+}
+
+TEST(Exchange, EmptyNeighbourhoodEndsEveryPhase) {
+  for (const std::string& model : exchange_models()) {
+    std::unique_ptr<Exchange> ex = make_exchange(model, world(), Neighborhood{});
+    for (int phase = 0; phase < 4; ++phase) {
+      ex->evoke();
+      ex->process([](int, const Message&) { FAIL() << "nothing was sent"; });
+      int rounds = 0;
+      while (!ex->done(true)) {
+        ex->evoke();
+        ASSERT_LT(++rounds, 1000000);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gc
