@@ -31,5 +31,6 @@ void add_graph_options(CLI::App& app, GraphOptions& options);
 
 void add_graph_commands(CLI::App& app, Runner& run);
 void add_match_command(CLI::App& app, Runner& run);
+void add_bfs_command(CLI::App& app, Runner& run);
 
 }  // namespace gc::cli

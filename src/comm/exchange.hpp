@@ -68,6 +68,14 @@ class Exchange {
   // only once it knows nothing more will come that it must answer).
   virtual bool done(bool locally_settled) = 0;
 
+  // True when evoke() and process() involve no other rank's participation
+  // (no collective), so a kernel may call them any number of times, e.g. to
+  // handle arrivals while it is still pushing. Round-based models return false:
+  // every rank must call evoke() equally often.
+  virtual bool local_progress() const { return false; }
+  // Bytes of message buffers and windows this rank holds.
+  virtual std::uint64_t buffer_bytes() const { return 0; }
+
   const CommCounters& counters() const { return counters_; }
   const Neighborhood& neighborhood() const { return neighborhood_; }
   double setup_seconds() const { return setup_seconds_; }

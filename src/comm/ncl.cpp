@@ -21,6 +21,9 @@ class NclExchange final : public RoundExchange {
     setup_seconds_ = MPI_Wtime() - start;
   }
   const char* name() const override { return "ncl"; }
+  std::uint64_t buffer_bytes() const override {
+    return (send_buffer_.capacity() + received_.capacity()) * sizeof(Message) + outgoing_bytes();
+  }
 
  protected:
   void transfer() override {

@@ -44,6 +44,8 @@ class NsrExchange final : public Exchange {
   }
 
   const char* name() const override { return "nsr"; }
+  bool local_progress() const override { return true; }
+  std::uint64_t buffer_bytes() const override { return slots_.size() * sizeof(Message); }
 
   void push(int index, const Message& message) override {
     const size_t i = static_cast<size_t>(index);

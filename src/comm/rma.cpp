@@ -57,6 +57,9 @@ class RmaExchange final : public RoundExchange {
   }
 
   const char* name() const override { return "rma"; }
+  std::uint64_t buffer_bytes() const override {
+    return region_begin_.back() * sizeof(Message) + outgoing_bytes();
+  }
 
  protected:
   void transfer() override {

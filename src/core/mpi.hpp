@@ -178,6 +178,24 @@ std::vector<T> alltoallv(const Comm& comm, const std::vector<T>& send,
   return recv;
 }
 
+// Every rank's records, concatenated in rank order, on every rank.
+template <class T>
+std::vector<T> allgatherv(const Comm& comm, const std::vector<T>& mine) {
+  const int p = comm.size();
+  const int count = checked_count(mine.size(), "allgatherv count");
+  std::vector<int> counts(static_cast<size_t>(p)), displs(static_cast<size_t>(p));
+  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm.get());
+  std::uint64_t total = 0;
+  for (size_t r = 0; r < counts.size(); ++r) {
+    displs[r] = checked_count(total, "allgatherv displacement");
+    total += static_cast<std::uint64_t>(counts[r]);
+  }
+  std::vector<T> out(total);
+  MPI_Allgatherv(mine.data(), count, datatype_of<T>(), out.data(), counts.data(), displs.data(),
+                 datatype_of<T>(), comm.get());
+  return out;
+}
+
 // "Open MPI 4.1.4" / "MPICH 4.0.2": the library's own version string, first line.
 std::string mpi_library_version();
 

@@ -18,6 +18,7 @@ enum class Stream : std::uint64_t {
   rgg_point = 4,
   er_skip = 5,
   sbm_skip = 6,
+  bfs_key = 7,
 };
 
 class CounterRng {

@@ -112,7 +112,10 @@ std::string extension_format(const std::string& path) {
 LoadedGraph from_edges(const Comm& comm, vid_t n, std::vector<Edge> edges,
                        const LoadOptions& options) {
   LoadedGraph out;
+  if (options.inspect_edges) options.inspect_edges(edges);
+  PhaseTimer timer(comm);
   out.graph = build_graph(comm, n, std::move(edges), options.balance);
+  out.build_seconds = timer.stop();
   return out;
 }
 

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <vector>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -21,6 +23,9 @@ struct LoadOptions {
   std::uint64_t seed = 1;
   Balance balance = Balance::vertices;
   WeightSource weights = WeightSource::file;
+  // Generators and edge-list files: called on every rank with its share of
+  // the input edge list (self-loops and duplicates still in), before the build.
+  std::function<void(const std::vector<Edge>&)> inspect_edges;
 };
 
 struct LoadedGraph {
@@ -28,6 +33,8 @@ struct LoadedGraph {
   int id_base = 0;             // ids in the input's numbering = internal id + id_base
   nlohmann::json description;  // what was loaded, with which parameters
   double seconds = 0;          // generation/reading and distribution, max over ranks
+  double build_seconds = 0;    // generators: building the CSR from the edge list (part of
+                               // seconds; Graph500's kernel 1), max over ranks
 };
 
 // Collective. Bad specifications and bad files raise an agreed gc::Error.

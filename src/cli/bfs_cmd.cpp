@@ -1,0 +1,356 @@
+// graphcomm bfs: the Graph500 BFS benchmark over every algorithm and
+// communication model.
+#include <algorithm>
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "core/output.hpp"
+#include "kernels/bfs/bfs.hpp"
+#include "kernels/bfs/graph500.hpp"
+
+namespace gc::cli {
+
+namespace {
+
+// The configuration run when none is named (the fastest measured here).
+constexpr bfs::Algorithm kDefaultAlgorithm = bfs::Algorithm::direction_optimizing;
+const char* const kDefaultModel = "ncl";
+
+struct BfsOptions {
+  GraphOptions graph;
+  int scale = 0, edgefactor = 16;
+  std::string algorithm, model;
+  int roots = 64;
+  std::int64_t root = -1;
+  std::string levels, json;
+  bool profile = false;
+};
+
+struct ConfigRun {
+  bfs::Configuration config;
+  double setup_seconds = 0;
+  std::uint64_t buffer_bytes_max = 0;
+  bfs::Graph500Figures figures;
+  std::uint64_t messages = 0, bytes = 0;  // summed over searches and ranks
+  std::string validation = "OK";
+  std::vector<bfs::SearchResult> profiles;  // per search, levels only
+};
+
+std::vector<bfs::Configuration> configurations(const Comm& comm, const BfsOptions& o) {
+  const bool any_algorithm = o.algorithm.empty(), any_model = o.model.empty();
+  if (o.model == "all") {
+    std::vector<bfs::Configuration> out;
+    for (const auto& c : bfs::all_configurations())
+      if (any_algorithm || bfs::algorithm_name(c.algorithm) == o.algorithm) out.push_back(c);
+    return out;
+  }
+  const bfs::Algorithm a = any_algorithm ? kDefaultAlgorithm : bfs::parse_algorithm(o.algorithm);
+  if (a == bfs::Algorithm::replicated) {
+    if (!any_model)
+      fail_everywhere("--algorithm replicated uses no exchange model: drop --model");
+    return {{a, ""}};
+  }
+  (void)comm;
+  return {{a, any_model ? kDefaultModel : o.model}};
+}
+
+std::string output_header(const Comm& comm, const LoadedGraph& loaded, const BfsOptions& o,
+                          std::size_t keys) {
+  const DistGraph& g = loaded.graph;
+  std::string out = fmt::format("bfs {} on {} ranks ({}): |V| = {}, |E| = {}\n",
+                                loaded.description["spec"].get<std::string>(), comm.size(),
+                                mpi_library_version(), g.global_vertex_count(),
+                                g.global_edge_count());
+  if (o.scale == 0)
+    out += "note: not a Kronecker graph of the specification: nedge counts the graph's "
+           "undirected edges in the component\n";
+  if (keys < 64)
+    out += fmt::format(
+        "note: {} search key{}: not a valid Graph500 run (the specification asks for 64)\n", keys,
+        keys == 1 ? "" : "s");
+  return out;
+}
+
+void print_single(const ConfigRun& r) {
+  std::string out = fmt::format("configuration: {}\n", r.config.name());
+  out += bfs::output_block(r.figures);
+  const double searches = static_cast<double>(r.figures.seconds.size());
+  out += fmt::format("setup_time: {:.6g}\n", r.setup_seconds);
+  out += fmt::format("buffer_bytes_per_rank: {}\n", r.buffer_bytes_max);
+  out += fmt::format("mean_messages: {:.6g}\nmean_bytes: {:.6g}\n", r.messages / searches,
+                     r.bytes / searches);
+  out += fmt::format("validation: {}\n", r.validation);
+  std::fputs(out.c_str(), stdout);
+}
+
+void print_table(const std::vector<ConfigRun>& runs) {
+  std::string out = fmt::format("{:<32} {:>12} {:>12} {:>10} {:>13} {:>13} {:>10}  {}\n",
+                                "configuration", "hmean_MTEPS", "median_s", "setup_s",
+                                "msgs/search", "MiB/search", "buffer_MiB", "validation");
+  for (const ConfigRun& r : runs) {
+    const bfs::TepsSummary t = bfs::summarize(r.figures);
+    const double searches = static_cast<double>(r.figures.seconds.size());
+    out += fmt::format("{:<32} {:>12.2f} {:>12.6f} {:>10.4f} {:>13.0f} {:>13.3f} {:>10.2f}  {}\n",
+                       r.config.name(), t.harmonic_mean / 1e6, t.time.median, r.setup_seconds,
+                       r.messages / searches, r.bytes / searches / (1 << 20),
+                       static_cast<double>(r.buffer_bytes_max) / (1 << 20), r.validation);
+  }
+  std::fputs(out.c_str(), stdout);
+}
+
+void print_profile(const ConfigRun& r) {
+  if (r.profiles.empty()) return;
+  const bfs::SearchResult& s = r.profiles.front();
+  std::string out = fmt::format("\n{}: levels of the first search (root {}; max over ranks)\n",
+                                r.config.name(), s.root);
+  out += fmt::format("{:>6} {:>10} {:>12} {:>11} {:>12} {:>13}\n", "level", "direction",
+                     "frontier", "seconds", "messages", "bytes");
+  for (const bfs::LevelFigures& l : s.levels)
+    out += fmt::format("{:>6} {:>10} {:>12} {:>11.6f} {:>12} {:>13}\n", l.level,
+                       l.bottom_up ? "bottom-up" : "top-down", l.frontier, l.seconds, l.messages,
+                       l.bytes);
+  std::fputs(out.c_str(), stdout);
+}
+
+nlohmann::json levels_json(const bfs::SearchResult& s) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const bfs::LevelFigures& l : s.levels)
+    out.push_back({{"level", l.level},
+                   {"direction", l.bottom_up ? "bottom-up" : "top-down"},
+                   {"frontier", l.frontier},
+                   {"seconds", l.seconds},
+                   {"messages", l.messages},
+                   {"bytes", l.bytes}});
+  return out;
+}
+
+nlohmann::json statistics_json(const bfs::Statistics& s) {
+  return {{"min", s.min},           {"firstquartile", s.firstquartile},
+          {"median", s.median},     {"thirdquartile", s.thirdquartile},
+          {"max", s.max},           {"mean", s.mean},
+          {"stddev", s.stddev}};
+}
+
+nlohmann::json run_json(const ConfigRun& r) {
+  const bfs::TepsSummary t = bfs::summarize(r.figures);
+  nlohmann::json j = {{"configuration", r.config.name()},
+                      {"algorithm", bfs::algorithm_name(r.config.algorithm)},
+                      {"model", r.config.model},
+                      {"setup_seconds", r.setup_seconds},
+                      {"buffer_bytes_per_rank_max", r.buffer_bytes_max},
+                      {"nbfs", r.figures.seconds.size()},
+                      {"harmonic_mean_TEPS", t.harmonic_mean},
+                      {"harmonic_stddev_TEPS", t.harmonic_stddev},
+                      {"TEPS", statistics_json(t.teps)},
+                      {"time", statistics_json(t.time)},
+                      {"nedge", statistics_json(t.nedge)},
+                      {"validate", statistics_json(t.validate)},
+                      {"seconds", r.figures.seconds},
+                      {"messages", r.messages},
+                      {"bytes", r.bytes},
+                      {"validation", r.validation}};
+  j["TEPS"].erase("mean");
+  j["TEPS"].erase("stddev");
+  if (!r.profiles.empty()) {
+    j["levels"] = nlohmann::json::array();
+    for (const auto& s : r.profiles) j["levels"].push_back({{"root", s.root}, {"levels", levels_json(s)}});
+  }
+  return j;
+}
+
+// One "vertex level" line per reached vertex, in the input's 0-based ids.
+void write_levels(const Comm& comm, const DistGraph& g, const bfs::SearchResult& s,
+                  const std::string& path) {
+  std::vector<std::uint64_t> mine;
+  for (lid_t l = 0; l < g.owned_count(); ++l)
+    if (s.level[l] != bfs::kUnreached) {
+      mine.push_back(g.global_id(l));
+      mine.push_back(static_cast<std::uint64_t>(s.level[l]));
+    }
+  const std::vector<std::uint64_t> all = allgatherv(comm, mine);  // increasing ids
+  collectively(comm.get(), [&] {
+    if (comm.rank() != 0) return;
+    write_file_atomically(path, [&](std::ostream& os) {
+      for (size_t i = 0; i < all.size(); i += 2) os << all[i] << ' ' << all[i + 1] << '\n';
+    });
+  });
+}
+
+ConfigRun run_configuration(const Comm& comm, const bfs::BfsGraph& bg,
+                            const bfs::Configuration& config, const std::vector<vid_t>& keys,
+                            const std::vector<std::uint32_t>& tuple_counts, const BfsOptions& o,
+                            const std::string& levels_path) {
+  ConfigRun run;
+  run.config = config;
+  const DistGraph& g = bg.g;
+  bfs::Bfs engine(comm, bg, config.algorithm, config.model);
+  run.setup_seconds = engine.setup_seconds();
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    if (k % 16 == 0)
+      Progress::say(comm, "{}: search {}/{} from {}", config.name(), k + 1, keys.size(), keys[k]);
+    bfs::SearchResult s = engine.search(keys[k], o.profile);
+    PhaseTimer validate_timer(comm);
+    const std::string verdict = bfs::validate(comm, g, keys[k], s.parent);
+    run.figures.validate_seconds.push_back(validate_timer.stop());
+    if (verdict != "OK" && run.validation == "OK")
+      run.validation = fmt::format("FAILED from {}: {}", keys[k], verdict);
+    // nedge: input tuples in the component (Kronecker graphs) or undirected edges.
+    std::uint64_t ends = 0;
+    for (lid_t l = 0; l < g.owned_count(); ++l)
+      if (s.level[l] != bfs::kUnreached) ends += tuple_counts.empty() ? g.degree(l) : tuple_counts[l];
+    run.figures.nedge.push_back(static_cast<double>(sum_over_ranks(comm, ends) / 2));
+    run.figures.seconds.push_back(s.seconds);
+    run.messages += s.messages;
+    run.bytes += s.bytes;
+    if (k == 0 && !levels_path.empty()) write_levels(comm, g, s, levels_path);
+    if (o.profile) {
+      s.parent.clear();
+      s.level.clear();
+      run.profiles.push_back(std::move(s));
+    }
+  }
+  // Buffers that grow on demand are at their largest now.
+  run.buffer_bytes_max = max_over_ranks(comm, engine.buffer_bytes());
+  return run;
+}
+
+void run_bfs(const Comm& comm, const Invocation& inv, BfsOptions& o) {
+  if (o.scale == 0 && o.graph.spec.empty())
+    fail_everywhere("bfs needs --scale S (a Graph500 Kronecker graph) or --graph SPEC");
+  if (o.roots < 1) fail_everywhere("--roots must be at least 1");
+  const std::vector<bfs::Configuration> configs = configurations(comm, o);
+
+  LoadOptions load = o.graph.load_options();
+  std::vector<Edge> tuples_seen;
+  std::vector<std::uint32_t> tuple_counts;
+  double counting_seconds = 0;  // counting input tuples for nedge: neither kernel 1 nor generation
+  std::string spec = o.graph.spec;
+  if (o.scale > 0) {
+    if (o.graph.distribution != "block")
+      fail_everywhere("--scale runs the Graph500 distribution (block): drop --distribution");
+    spec = fmt::format("rmat:{},ef={}", o.scale, o.edgefactor);
+    load.inspect_edges = [&](const std::vector<Edge>& edges) {
+      const vid_t n = vid_t{1} << o.scale;
+      PhaseTimer timer(comm);
+      tuple_counts =
+          bfs::tuple_endpoint_counts(comm, Distribution::block(n, comm.size()), edges);
+      counting_seconds = timer.stop();
+    };
+  }
+  LoadedGraph loaded = load_graph(comm, spec, load);
+  const DistGraph& g = loaded.graph;
+  Progress::say(comm, "building the BFS adjacency");
+  PhaseTimer bfs_graph_timer(comm);
+  const bfs::BfsGraph bg(comm, g);
+  const double bfs_graph_seconds = bfs_graph_timer.stop();
+  const double generation_seconds = loaded.seconds - loaded.build_seconds - counting_seconds;
+  const double construction_seconds = loaded.build_seconds + bfs_graph_seconds;
+
+  std::vector<vid_t> keys;
+  if (o.root >= 0) {
+    const vid_t v = static_cast<vid_t>(o.root);
+    if (v >= g.global_vertex_count())
+      fail_everywhere(fmt::format("--root {} is not a vertex (the graph has {}, 0-based)", v,
+                                  g.global_vertex_count()));
+    const std::uint64_t degree =
+        sum_over_ranks(comm, g.is_owned(v) ? g.degree(v - g.first_owned()) : eid_t{0});
+    if (degree == 0)
+      fail_everywhere(fmt::format("--root {} has no edges (Graph500 keys have degree >= 1)", v));
+    keys = {v};
+  } else {
+    keys = bfs::choose_keys(comm, g, o.roots, o.graph.seed);
+    if (keys.empty()) fail_everywhere("the graph has no edges: no search key");
+  }
+
+  if (comm.rank() == 0) std::fputs(output_header(comm, loaded, o, keys.size()).c_str(), stdout);
+  std::vector<ConfigRun> runs;
+  for (std::size_t c = 0; c < configs.size(); ++c) {
+    runs.push_back(run_configuration(comm, bg, configs[c], keys, tuple_counts, o,
+                                     c == 0 ? o.levels : std::string()));
+    bfs::Graph500Figures& f = runs.back().figures;
+    f.scale = o.scale;
+    f.edgefactor = o.scale > 0 ? o.edgefactor : 0;
+    f.ranks = comm.size();
+    f.generation_seconds = generation_seconds;
+    f.construction_seconds = construction_seconds;
+  }
+  if (comm.rank() == 0) {
+    if (runs.size() == 1)
+      print_single(runs.front());
+    else
+      print_table(runs);
+    if (o.profile)
+      for (const ConfigRun& r : runs) print_profile(r);
+    std::fflush(stdout);
+  }
+  if (!o.json.empty()) {
+    nlohmann::json doc = result_envelope(comm, "bfs", inv.argc, inv.argv);
+    doc["input"] = loaded.description;
+    doc["graph"] = {{"vertices", g.global_vertex_count()}, {"edges", g.global_edge_count()}};
+    doc["timings"] = {{"load_seconds", loaded.seconds},
+                      {"graph_generation", generation_seconds},
+                      {"construction_time", construction_seconds},
+                      {"tuple_counting_seconds", counting_seconds}};
+    doc["keys"] = keys;
+    doc["valid_graph500_run"] = o.scale > 0 && keys.size() >= 64;
+    doc["runs"] = nlohmann::json::array();
+    for (const ConfigRun& r : runs) doc["runs"].push_back(run_json(r));
+    write_json_on_root(comm, o.json, doc);
+  }
+  for (const ConfigRun& r : runs)
+    if (r.validation != "OK")
+      fail_everywhere(fmt::format("BFS validation failed for {}: {}", r.config.name(),
+                                  r.validation));
+}
+
+}  // namespace
+
+void add_bfs_command(CLI::App& app, Runner& run) {
+  static BfsOptions o;
+  CLI::App* cmd = app.add_subcommand(
+      "bfs",
+      "Graph500 BFS (kernel 2) over every algorithm and communication model, reported in TEPS");
+  cmd->fallthrough();
+  auto* scale = cmd->add_option("-s,--scale", o.scale,
+                                "Graph500 Kronecker graph of 2^SCALE vertices (kernel 1 timed "
+                                "as construction_time)");
+  scale->check(CLI::Range(1, 40));
+  cmd->add_option("-e,--edgefactor", o.edgefactor, "Edges per vertex of the Kronecker graph")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  auto* graph = cmd->add_option("-g,--graph", o.graph.spec, graph_spec_help());
+  graph->excludes(scale);
+  cmd->add_option("--seed", o.graph.seed, "Seed of the generator and of the search keys")
+      ->capture_default_str();
+  cmd->add_option("--distribution", o.graph.distribution,
+                  "1D distribution of --graph: block or edges")
+      ->check(CLI::IsMember({"block", "edges"}))
+      ->capture_default_str();
+  std::vector<std::string> models = exchange_models();
+  models.push_back("all");
+  cmd->add_option("--algorithm", o.algorithm,
+                  "top-down, replicated or direction-optimizing (default: direction-optimizing)")
+      ->check(CLI::IsMember({"top-down", "replicated", "direction-optimizing"}));
+  cmd->add_option("--model", o.model,
+                  fmt::format("Exchange model of the top-down steps, or all (every algorithm and "
+                              "model); default {}",
+                              kDefaultModel))
+      ->check(CLI::IsMember(models));
+  auto* roots = cmd->add_option("--roots", o.roots,
+                                "Number of search keys (64 for a valid Graph500 run)")
+                    ->capture_default_str();
+  cmd->add_option("--root", o.root, "Search once, from this vertex (0-based)")
+      ->check(CLI::NonNegativeNumber)
+      ->excludes(roots);
+  cmd->add_option("--levels", o.levels,
+                  "Write 'vertex level' per reached vertex of the first search (0-based ids)");
+  cmd->add_flag("--profile", o.profile,
+                "Per level: direction, frontier size, time, messages and bytes");
+  cmd->add_option("--json", o.json, "Write the results as JSON (docs/json-schema.md)");
+  cmd->callback(
+      [&run] { run = [](const Comm& comm, const Invocation& inv) { run_bfs(comm, inv, o); }; });
+}
+
+}  // namespace gc::cli

@@ -1,0 +1,345 @@
+// Breadth-first search, level-synchronous, on a 1D-distributed graph: the
+// Graph500 kernel 2 ("Graph 500 Benchmark 1 (Search)", specification 2.1 and
+// 3.0), with three algorithms:
+//
+// - top-down: the frontier's owners scan their rows; a local neighbour is
+//   visited directly, a ghost is pushed (vertex, parent) to its owner through
+//   the owner-computes exchange, whatever the communication model (the
+//   Graph500 reference `mpi_simple` design; the one-sided designs of Boothe &
+//   George and Jose et al. are exchange models in comm/). A rank pushes each
+//   ghost at most once per search: a pushed ghost is reached at the next
+//   level whatever its owner decides.
+// - replicated: bottom-up steps over a frontier bitmap replicated on every
+//   rank by MPI_Allgather each level (the Graph500 reference `replicated`):
+//   every unreached owned vertex looks for a neighbour in the frontier.
+// - direction-optimizing: top-down while the frontier is small, bottom-up
+//   while it is large (Beamer, Asanović, Patterson, "Direction-Optimizing
+//   Breadth-First Search", SC 2012), with the switching rule of the GAP
+//   Benchmark Suite (alpha = 15, beta = 18).
+//
+// Every algorithm returns the same tree: the parent of a vertex at level L+1
+// is its smallest-id neighbour at level L. Rows are sorted by global id, the
+// top-down frontier is scanned in increasing id, and an owner keeps the
+// smallest parent it is offered during a level, so the tree does not depend
+// on the algorithm, the model, the rank count or the arrival order.
+#include "kernels/bfs/bfs.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include <fmt/format.h>
+
+namespace gc::bfs {
+
+namespace {
+
+constexpr std::uint64_t kAlpha = 15, kBeta = 18;
+// Async models: evoke/process this often (edges scanned) during a top-down
+// scan, so arrivals are handled while the scan goes on.
+constexpr std::uint64_t kProgressEvery = 4096;
+
+Neighborhood bfs_neighborhood(const DistGraph& g) {
+  // A rank pushes each ghost at most once per search, hence per level.
+  const GhostRelation& rel = g.ghost_relation();
+  Neighborhood nb;
+  nb.ranks = rel.ranks;
+  for (size_t i = 0; i < rel.ranks.size(); ++i)
+    nb.capacity.push_back(rel.ghost_end[i] - rel.ghost_begin[i]);
+  return nb;
+}
+
+}  // namespace
+
+Algorithm parse_algorithm(const std::string& name) {
+  if (name == "top-down") return Algorithm::top_down;
+  if (name == "replicated") return Algorithm::replicated;
+  if (name == "direction-optimizing") return Algorithm::direction_optimizing;
+  fail_everywhere(fmt::format(
+      "unknown BFS algorithm '{}' (top-down, replicated or direction-optimizing)", name));
+}
+
+const char* algorithm_name(Algorithm a) {
+  switch (a) {
+    case Algorithm::top_down:
+      return "top-down";
+    case Algorithm::replicated:
+      return "replicated";
+    case Algorithm::direction_optimizing:
+      return "direction-optimizing";
+  }
+  return "?";
+}
+
+std::string Configuration::name() const {
+  return model.empty() ? algorithm_name(algorithm)
+                       : fmt::format("{}/{}", algorithm_name(algorithm), model);
+}
+
+std::vector<Configuration> all_configurations() {
+  std::vector<Configuration> out;
+  for (const std::string& m : exchange_models()) out.push_back({Algorithm::top_down, m});
+  out.push_back({Algorithm::replicated, ""});
+  for (const std::string& m : exchange_models())
+    out.push_back({Algorithm::direction_optimizing, m});
+  return out;
+}
+
+class Bfs::Impl {
+ public:
+  Impl(const Comm& comm, const BfsGraph& bg, Algorithm algorithm, const std::string& model)
+      : comm_(comm), bg_(bg), g_(bg.g), algorithm_(algorithm), model_(model) {
+    if (algorithm != Algorithm::replicated)
+      exchange_ = make_exchange(model, comm, bfs_neighborhood(g_));
+    level_.resize(bg.owned);
+    parent_.resize(bg.owned);
+    if (exchange_) ghost_pushed_.resize(g_.ghost_count());
+    if (algorithm != Algorithm::top_down) {
+      frontier_bits_.resize(bg.bitmap_words);
+      if (!bg.aligned) gathered_.resize(bg.gathered_words);
+    }
+    total_edges_ = sum_over_ranks(comm, static_cast<std::uint64_t>(bg.local_targets.size()));
+  }
+
+  std::uint64_t buffer_bytes() const { return exchange_ ? exchange_->buffer_bytes() : 0; }
+  std::string configuration() const { return Configuration{algorithm_, model_}.name(); }
+
+  SearchResult search(vid_t root, bool profile) {
+    SearchResult result;
+    result.root = root;
+    std::fill(level_.begin(), level_.end(), kUnreached);
+    std::fill(parent_.begin(), parent_.end(), kNoParent);
+    std::fill(ghost_pushed_.begin(), ghost_pushed_.end(), 0);
+    frontier_.clear();
+    const std::uint64_t messages_before = exchange_ ? exchange_->counters().messages() : 0;
+    const std::uint64_t bytes_before = exchange_ ? exchange_->counters().bytes() : 0;
+    std::vector<double> level_seconds;
+    std::vector<std::uint64_t> level_messages, level_bytes, level_frontier;
+    std::vector<std::uint8_t> level_bottom_up;
+
+    comm_.barrier();
+    const double start = MPI_Wtime();
+    if (g_.is_owned(root)) {
+      const lid_t r = root - g_.first_owned();
+      level_[r] = 0;
+      parent_[r] = root;
+      frontier_.push_back(static_cast<std::uint32_t>(r));
+    }
+    bool bottom_up = algorithm_ == Algorithm::replicated;
+    bool bits_current = false;  // frontier_bits_ holds the frontier
+    std::uint64_t frontier_size = 1, edges_to_check = total_edges_;
+    std::uint64_t scout = sum_over_ranks(comm_, frontier_degree());
+    for (level_now_ = 0; frontier_size > 0; ++level_now_) {
+      const double t0 = MPI_Wtime();
+      const std::uint64_t m0 = exchange_ ? exchange_->counters().messages() : 0;
+      const std::uint64_t b0 = exchange_ ? exchange_->counters().bytes() : 0;
+      if (algorithm_ == Algorithm::direction_optimizing) {
+        // GAP's rule: go bottom-up when the frontier's edges outweigh the
+        // unexplored ones / alpha; come back when the frontier is small and
+        // shrinking.
+        if (!bottom_up && scout > edges_to_check / kAlpha) {
+          bottom_up = true;
+        } else if (bottom_up && frontier_size < previous_frontier_ &&
+                   frontier_size < g_.global_vertex_count() / kBeta) {
+          bottom_up = false;
+        }
+      }
+      if (bottom_up) {
+        if (!bits_current) publish_frontier();
+        bottom_up_step();
+        bits_current = false;
+      } else {
+        top_down_step();
+      }
+      previous_frontier_ = frontier_size;
+      edges_to_check -= std::min(edges_to_check, scout);
+      // One reduction per level: the next frontier's size and edge count.
+      std::uint64_t local[2] = {next_.size(), 0}, global[2] = {0, 0};
+      frontier_.swap(next_);
+      next_.clear();
+      if (algorithm_ == Algorithm::direction_optimizing) local[1] = frontier_degree();
+      MPI_Allreduce(local, global, 2, MPI_UINT64_T, MPI_SUM, comm_.get());
+      frontier_size = global[0];
+      scout = global[1];
+      if (profile) {
+        level_seconds.push_back(MPI_Wtime() - t0);
+        level_messages.push_back((exchange_ ? exchange_->counters().messages() : 0) - m0);
+        level_bytes.push_back((exchange_ ? exchange_->counters().bytes() : 0) - b0);
+        level_frontier.push_back(previous_frontier_);
+        level_bottom_up.push_back(bottom_up);
+      }
+    }
+    const double local_seconds = MPI_Wtime() - start;
+    comm_.barrier();
+    result.seconds = max_over_ranks(comm_, local_seconds);
+
+    std::uint64_t counts[3] = {0, 0, 0}, sums[3];
+    if (exchange_) {
+      counts[0] = exchange_->counters().messages() - messages_before;
+      counts[1] = exchange_->counters().bytes() - bytes_before;
+    }
+    for (lid_t v = 0; v < bg_.owned; ++v) counts[2] += level_[v] != kUnreached;
+    MPI_Allreduce(counts, sums, 3, MPI_UINT64_T, MPI_SUM, comm_.get());
+    result.messages = sums[0];
+    result.bytes = sums[1];
+    result.reached = sums[2];
+    if (profile) result.levels = summarize_levels(level_seconds, level_messages, level_bytes,
+                                                  level_frontier, level_bottom_up);
+    result.parent = parent_;
+    result.level = level_;
+    return result;
+  }
+
+ private:
+  std::uint64_t frontier_degree() const {
+    std::uint64_t d = 0;
+    for (std::uint32_t v : frontier_) d += bg_.offsets[v + 1] - bg_.offsets[v];
+    return d;
+  }
+
+  // Reach owned vertex v from global vertex p at the next level; keep the
+  // smallest parent offered during this level.
+  void visit(lid_t v, vid_t p) {
+    if (level_[v] == kUnreached) {
+      level_[v] = level_now_ + 1;
+      parent_[v] = p;
+      next_.push_back(static_cast<std::uint32_t>(v));
+    } else if (level_[v] == level_now_ + 1 && p < parent_[v]) {
+      parent_[v] = p;
+    }
+  }
+
+  void top_down_step() {
+    Exchange& ex = *exchange_;
+    const lid_t owned = bg_.owned;
+    const vid_t first = g_.first_owned();
+    auto handle = [&](int, const Message& m) { visit(m.first - first, m.second); };
+    const bool overlap = ex.local_progress();
+    std::uint64_t since = 0;
+    for (std::uint32_t u : frontier_) {
+      const vid_t gu = first + u;
+      const eid_t end = bg_.offsets[u + 1];
+      for (eid_t e = bg_.offsets[u]; e < end; ++e) {
+        const std::uint32_t t = bg_.local_targets[e];
+        if (t < owned) {
+          visit(t, gu);
+        } else if (!ghost_pushed_[t - owned]) {
+          ghost_pushed_[t - owned] = 1;
+          ex.push(static_cast<int>(bg_.ghost_nbr[t - owned]), Message{g_.global_id(t), gu});
+        }
+      }
+      since += end - bg_.offsets[u];
+      if (overlap && since >= kProgressEvery) {
+        ex.evoke();
+        ex.process(handle);
+        since = 0;
+      }
+    }
+    while (true) {
+      ex.evoke();
+      ex.process(handle);
+      if (ex.done(true)) break;
+    }
+    // The next scan must visit the frontier in increasing id (smallest parent first).
+    std::sort(next_.begin(), next_.end());
+  }
+
+  // The frontier as a bitmap of global ids on every rank: each rank's words
+  // for its own range from frontier_, then MPI_Allgatherv (in place when
+  // every range starts on a word boundary; else gathered and shifted).
+  void publish_frontier() {
+    const size_t me = static_cast<size_t>(comm_.rank());
+    std::uint64_t* bits = frontier_bits_.data();
+    if (bg_.aligned) {
+      std::uint64_t* mine = bits + bg_.word_displs[me];
+      std::fill(mine, mine + bg_.word_counts[me], 0);
+      for (std::uint32_t v : frontier_) mine[v >> 6] |= std::uint64_t{1} << (v & 63);
+      MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, bits, bg_.word_counts.data(),
+                     bg_.word_displs.data(), MPI_UINT64_T, comm_.get());
+      return;
+    }
+    std::uint64_t* mine = gathered_.data() + bg_.word_displs[me];
+    std::fill(mine, mine + bg_.word_counts[me], 0);
+    for (std::uint32_t v : frontier_) mine[v >> 6] |= std::uint64_t{1} << (v & 63);
+    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, gathered_.data(), bg_.word_counts.data(),
+                   bg_.word_displs.data(), MPI_UINT64_T, comm_.get());
+    std::fill(frontier_bits_.begin(), frontier_bits_.end(), 0);
+    const Distribution& dist = g_.distribution();
+    for (int r = 0; r < comm_.size(); ++r) {
+      const std::uint64_t* segment = gathered_.data() + bg_.word_displs[static_cast<size_t>(r)];
+      for (int j = 0; j < bg_.word_counts[static_cast<size_t>(r)]; ++j) {
+        const std::uint64_t at = dist.begin(r) + 64 * static_cast<std::uint64_t>(j);
+        const unsigned shift = at & 63;
+        bits[at >> 6] |= segment[j] << shift;
+        if (shift != 0 && segment[j] >> (64 - shift)) bits[(at >> 6) + 1] |= segment[j] >> (64 - shift);
+      }
+    }
+  }
+
+  void bottom_up_step() {
+    const std::uint64_t* bits = frontier_bits_.data();
+    const std::uint32_t* targets = bg_.global_targets.data();
+    for (lid_t v = 0; v < bg_.owned; ++v) {
+      if (level_[v] != kUnreached) continue;
+      const eid_t end = bg_.offsets[v + 1];
+      for (eid_t e = bg_.offsets[v]; e < end; ++e) {
+        const std::uint32_t w = targets[e];
+        if (bits[w >> 6] >> (w & 63) & 1) {
+          level_[v] = level_now_ + 1;
+          parent_[v] = w;
+          next_.push_back(static_cast<std::uint32_t>(v));
+          break;
+        }
+      }
+    }
+  }
+
+  std::vector<LevelFigures> summarize_levels(const std::vector<double>& seconds,
+                                             const std::vector<std::uint64_t>& messages,
+                                             const std::vector<std::uint64_t>& bytes,
+                                             const std::vector<std::uint64_t>& frontier,
+                                             const std::vector<std::uint8_t>& bottom_up) const {
+    const int n = static_cast<int>(seconds.size());  // the same on every rank
+    std::vector<double> max_seconds(seconds.size());
+    std::vector<std::uint64_t> counts(2 * seconds.size()), sums(counts.size());
+    for (size_t i = 0; i < seconds.size(); ++i) {
+      counts[2 * i] = messages[i];
+      counts[2 * i + 1] = bytes[i];
+    }
+    MPI_Allreduce(seconds.data(), max_seconds.data(), n, MPI_DOUBLE, MPI_MAX, comm_.get());
+    MPI_Allreduce(counts.data(), sums.data(), 2 * n, MPI_UINT64_T, MPI_SUM, comm_.get());
+    std::vector<LevelFigures> out;
+    for (size_t i = 0; i < seconds.size(); ++i)
+      out.push_back({static_cast<std::int32_t>(i), bottom_up[i] != 0, frontier[i], max_seconds[i],
+                     sums[2 * i], sums[2 * i + 1]});
+    return out;
+  }
+
+  const Comm& comm_;
+  const BfsGraph& bg_;
+  const DistGraph& g_;
+  Algorithm algorithm_;
+  std::string model_;
+  std::unique_ptr<Exchange> exchange_;
+  std::vector<std::int32_t> level_;
+  std::vector<vid_t> parent_;
+  std::vector<std::uint32_t> frontier_, next_;  // owned local ids
+  std::vector<std::uint8_t> ghost_pushed_;      // per ghost, this search
+  std::vector<std::uint64_t> frontier_bits_;    // replicated bitmap (bottom-up)
+  std::vector<std::uint64_t> gathered_;         // unaligned ranges: every rank's words
+  std::uint64_t total_edges_ = 0, previous_frontier_ = 0;
+  std::int32_t level_now_ = 0;
+};
+
+Bfs::Bfs(const Comm& comm, const BfsGraph& bg, Algorithm algorithm, const std::string& model) {
+  comm.barrier();
+  const double start = MPI_Wtime();
+  impl_ = std::make_unique<Impl>(comm, bg, algorithm, model);
+  setup_seconds_ = max_over_ranks(comm, MPI_Wtime() - start);
+}
+Bfs::~Bfs() = default;
+
+SearchResult Bfs::search(vid_t root, bool profile) { return impl_->search(root, profile); }
+std::uint64_t Bfs::buffer_bytes() const { return impl_->buffer_bytes(); }
+std::string Bfs::configuration() const { return impl_->configuration(); }
+
+}  // namespace gc::bfs

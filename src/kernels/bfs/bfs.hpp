@@ -1,0 +1,110 @@
+// Breadth-first search, the Graph500 kernel 2, over an owner-computes
+// exchange. See bfs.cpp for the algorithms and their references.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "comm/exchange.hpp"
+#include "graph/dist_graph.hpp"
+
+namespace gc::bfs {
+
+inline constexpr vid_t kNoParent = ~vid_t{0};
+inline constexpr std::int32_t kUnreached = -1;
+
+enum class Algorithm {
+  top_down,              // level-synchronous, frontier pushed to owners through the exchange
+  replicated,            // bottom-up over a frontier bitmap replicated by MPI_Allgather
+  direction_optimizing,  // top-down/bottom-up switching (Beamer et al., SC 2012)
+};
+Algorithm parse_algorithm(const std::string& name);
+const char* algorithm_name(Algorithm a);
+
+// Per level of one search: what the level did (max over ranks for times, sums
+// for counts).
+struct LevelFigures {
+  std::int32_t level;
+  bool bottom_up;
+  std::uint64_t frontier;  // global number of vertices at this level
+  double seconds;
+  std::uint64_t messages, bytes;
+};
+
+struct SearchResult {
+  vid_t root = 0;
+  std::vector<vid_t> parent;         // per owned vertex: global id, kNoParent when unreached
+  std::vector<std::int32_t> level;   // per owned vertex, kUnreached when unreached
+  double seconds = 0;                // max over ranks, between barriers
+  std::uint64_t messages = 0;        // sum over ranks
+  std::uint64_t bytes = 0;           // sum over ranks
+  std::uint64_t reached = 0;         // vertices in the tree (global)
+  std::vector<LevelFigures> levels;  // filled when profiling
+};
+
+// The BFS view of a distributed graph, built once per graph: adjacency rows
+// sorted by global id (so the first parent found is the smallest, in every
+// algorithm), as 32-bit local ids for top-down steps and as 32-bit global ids
+// for bottom-up steps (each streams one array, no indirection), each ghost's
+// neighbour index, and the layout of the replicated frontier bitmap.
+struct BfsGraph {
+  explicit BfsGraph(const Comm& comm, const DistGraph& g);
+  const DistGraph& g;
+  lid_t owned;
+  std::vector<eid_t> offsets;                 // rows of owned vertices
+  std::vector<std::uint32_t> local_targets;   // local ids, each row by increasing global id
+  std::vector<std::uint32_t> global_targets;  // the same rows as global ids
+  std::vector<std::uint32_t> ghost_nbr;       // per ghost: index in the ghost relation
+  // The frontier bitmap is indexed by global id. Each rank contributes the
+  // words of its own range; ranges that start on a word boundary are gathered
+  // in place, others through `segment_*` and shifted into place.
+  bool aligned = true;
+  std::vector<int> word_counts, word_displs;  // per rank, in the gathered array
+  std::uint64_t gathered_words = 0, bitmap_words = 0;
+};
+
+// A BFS engine for one graph, one algorithm and one exchange model: the
+// exchange (windows, topologies) is created once and serves every level of
+// every search.
+class Bfs {
+ public:
+  Bfs(const Comm& comm, const BfsGraph& bg, Algorithm algorithm, const std::string& model);
+  ~Bfs();
+  Bfs(const Bfs&) = delete;
+  Bfs& operator=(const Bfs&) = delete;
+
+  // Collective: one search from global vertex `root`.
+  SearchResult search(vid_t root, bool profile);
+
+  double setup_seconds() const { return setup_seconds_; }  // max over ranks
+  std::uint64_t buffer_bytes() const;                      // exchange buffers, this rank
+  std::string configuration() const;                       // "top-down/nsr", "replicated"
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+  double setup_seconds_ = 0;
+};
+
+// The configurations `--model all` runs: every algorithm with every exchange
+// model it uses (replicated uses none).
+struct Configuration {
+  Algorithm algorithm;
+  std::string model;  // empty for replicated
+  std::string name() const;
+};
+std::vector<Configuration> all_configurations();
+
+// Graph500 validation (specification section "Validation") of a parent array,
+// independent of the search: a tree rooted at `root`; every tree edge an edge
+// of the graph; the levels of an edge's endpoints differ by at most one; every
+// vertex of the root's component reached, no other. Collective; returns "OK"
+// or the first problem found (the same string on every rank).
+std::string validate(const Comm& comm, const DistGraph& g, vid_t root,
+                     const std::vector<vid_t>& parent);
+
+}  // namespace gc::bfs

@@ -1,0 +1,156 @@
+// Graph500 benchmark rules ("Graph 500 Benchmark 1 (Search)", specification
+// 2.1/3.0, sections on search keys, timing and output): search keys sampled
+// among vertices of degree >= 1, nedge counted over the input tuples, and the
+// statistics of the reference code (quartiles as the mean of the two middle
+// order statistics; TEPS summarized by the harmonic mean with Norris's
+// standard error).
+#include "kernels/bfs/graph500.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/rng.hpp"
+
+namespace gc::bfs {
+
+std::vector<vid_t> choose_keys(const Comm& comm, const DistGraph& g, int count,
+                               std::uint64_t seed) {
+  const vid_t n = g.global_vertex_count();
+  std::uint64_t local_candidates = 0;
+  for (lid_t l = 0; l < g.owned_count(); ++l) local_candidates += g.degree(l) > 0;
+  const std::uint64_t candidates = sum_over_ranks(comm, local_candidates);
+  std::vector<vid_t> keys;
+  const std::uint64_t wanted = std::min<std::uint64_t>(static_cast<std::uint64_t>(count),
+                                                       candidates);
+  if (wanted == 0) return keys;
+
+  // Sparse graphs (few vertices with edges): shuffle the candidates instead
+  // of sampling ids, which would rarely hit one.
+  if (candidates * 64 < n || wanted == candidates) {
+    std::vector<vid_t> mine;
+    for (lid_t l = 0; l < g.owned_count(); ++l)
+      if (g.degree(l) > 0) mine.push_back(g.global_id(l));
+    std::vector<vid_t> all = allgatherv(comm, mine);  // increasing ids
+    const CounterRng rng(seed);
+    for (std::uint64_t i = 0; i + 1 < all.size(); ++i) {  // Fisher-Yates from the seed
+      const std::uint64_t j = i + rng.words(Stream::bfs_key, i)[0] % (all.size() - i);
+      std::swap(all[i], all[j]);
+    }
+    all.resize(wanted);
+    return all;
+  }
+
+  constexpr std::uint64_t kBatch = 1024;
+  const CounterRng rng(seed);
+  std::set<vid_t> chosen;
+  for (std::uint64_t batch = 0; keys.size() < wanted; ++batch) {
+    std::vector<vid_t> ids(kBatch);
+    std::vector<std::uint8_t> ok(kBatch, 0), ok_any(kBatch, 0);
+    for (std::uint64_t i = 0; i < kBatch; ++i) {
+      ids[i] = rng.words(Stream::bfs_key, batch * kBatch + i)[0] % n;
+      if (g.is_owned(ids[i])) ok[i] = g.degree(ids[i] - g.first_owned()) > 0;
+    }
+    MPI_Allreduce(ok.data(), ok_any.data(), static_cast<int>(kBatch), MPI_UINT8_T, MPI_MAX,
+                  comm.get());
+    for (std::uint64_t i = 0; i < kBatch && keys.size() < wanted; ++i)
+      if (ok_any[i] && chosen.insert(ids[i]).second) keys.push_back(ids[i]);
+  }
+  return keys;
+}
+
+std::vector<std::uint32_t> tuple_endpoint_counts(const Comm& comm, const Distribution& dist,
+                                                 const std::vector<Edge>& edges) {
+  const size_t p = static_cast<size_t>(comm.size());
+  std::vector<std::uint64_t> counts(p, 0);
+  for (const Edge& e : edges) {
+    ++counts[static_cast<size_t>(dist.owner_of(e.u))];
+    ++counts[static_cast<size_t>(dist.owner_of(e.v))];
+  }
+  std::vector<std::uint64_t> at(p, 0);
+  for (size_t r = 1; r < p; ++r) at[r] = at[r - 1] + counts[r - 1];
+  std::vector<vid_t> send(2 * edges.size());
+  for (const Edge& e : edges) {
+    send[at[static_cast<size_t>(dist.owner_of(e.u))]++] = e.u;
+    send[at[static_cast<size_t>(dist.owner_of(e.v))]++] = e.v;
+  }
+  std::vector<vid_t> mine = alltoallv(comm, send, counts);
+  std::vector<std::uint32_t> out(dist.count(comm.rank()), 0);
+  const vid_t first = dist.begin(comm.rank());
+  for (vid_t v : mine) ++out[v - first];
+  return out;
+}
+
+Statistics statistics(std::vector<double> x) {
+  Statistics s;
+  const size_t n = x.size();
+  if (n == 0) return s;
+  for (double v : x) s.mean += v;
+  s.mean /= static_cast<double>(n);
+  if (n > 1) {
+    for (double v : x) s.stddev += (v - s.mean) * (v - s.mean);
+    s.stddev = std::sqrt(s.stddev / static_cast<double>(n - 1));
+  }
+  std::sort(x.begin(), x.end());
+  s.min = x.front();
+  s.max = x.back();
+  s.firstquartile = (x[(n - 1) / 4] + x[n / 4]) * 0.5;
+  s.median = (x[(n - 1) / 2] + x[n / 2]) * 0.5;
+  s.thirdquartile = (x[n - 1 - (n - 1) / 4] + x[n - 1 - n / 4]) * 0.5;
+  return s;
+}
+
+TepsSummary summarize(const Graph500Figures& f) {
+  TepsSummary out;
+  out.time = statistics(f.seconds);
+  out.nedge = statistics(f.nedge);
+  out.validate = statistics(f.validate_seconds);
+  // TEPS through seconds per edge: its mean is the reciprocal of the
+  // harmonic mean of TEPS, its order statistics those of TEPS reversed.
+  std::vector<double> per_edge;
+  for (size_t i = 0; i < f.seconds.size(); ++i) per_edge.push_back(f.seconds[i] / f.nedge[i]);
+  const Statistics s = statistics(per_edge);
+  out.teps = {1 / s.max, 1 / s.thirdquartile, 1 / s.median, 1 / s.firstquartile, 1 / s.min,
+              0, 0};
+  out.harmonic_mean = 1 / s.mean;
+  const double n = static_cast<double>(per_edge.size());
+  out.harmonic_stddev = n > 1 ? s.stddev / (s.mean * s.mean * std::sqrt(n - 1)) : 0;
+  return out;
+}
+
+std::string output_block(const Graph500Figures& f) {
+  const TepsSummary t = summarize(f);
+  std::string out;
+  auto line = [&](const char* key, auto value) { out += fmt::format("{}: {}\n", key, value); };
+  auto real = [&](const char* key, double value) { out += fmt::format("{}: {:.6g}\n", key, value); };
+  auto stats = [&](const char* suffix, const Statistics& s, bool with_mean) {
+    real(fmt::format("min_{}", suffix).c_str(), s.min);
+    real(fmt::format("firstquartile_{}", suffix).c_str(), s.firstquartile);
+    real(fmt::format("median_{}", suffix).c_str(), s.median);
+    real(fmt::format("thirdquartile_{}", suffix).c_str(), s.thirdquartile);
+    real(fmt::format("max_{}", suffix).c_str(), s.max);
+    if (with_mean) {
+      real(fmt::format("mean_{}", suffix).c_str(), s.mean);
+      real(fmt::format("stddev_{}", suffix).c_str(), s.stddev);
+    }
+  };
+  if (f.scale > 0) {
+    line("SCALE", f.scale);
+    line("edgefactor", f.edgefactor);
+  }
+  line("NBFS", f.seconds.size());
+  real("graph_generation", f.generation_seconds);
+  line("num_mpi_processes", f.ranks);
+  real("construction_time", f.construction_seconds);
+  stats("time", t.time, true);
+  stats("nedge", t.nedge, true);
+  stats("TEPS", t.teps, false);
+  real("harmonic_mean_TEPS", t.harmonic_mean);
+  real("harmonic_stddev_TEPS", t.harmonic_stddev);
+  stats("validate", t.validate, true);
+  return out;
+}
+
+}  // namespace gc::bfs
