@@ -48,8 +48,7 @@ std::vector<bfs::Configuration> configurations(const Comm& comm, const BfsOption
   }
   const bfs::Algorithm a = any_algorithm ? kDefaultAlgorithm : bfs::parse_algorithm(o.algorithm);
   if (a == bfs::Algorithm::replicated) {
-    if (!any_model)
-      fail_everywhere("--algorithm replicated uses no exchange model: drop --model");
+    if (!any_model) fail_everywhere("--algorithm replicated uses no exchange model: drop --model");
     return {{a, ""}};
   }
   (void)comm;
@@ -59,13 +58,14 @@ std::vector<bfs::Configuration> configurations(const Comm& comm, const BfsOption
 std::string output_header(const Comm& comm, const LoadedGraph& loaded, const BfsOptions& o,
                           std::size_t keys) {
   const DistGraph& g = loaded.graph;
-  std::string out = fmt::format("bfs {} on {} ranks ({}): |V| = {}, |E| = {}\n",
-                                loaded.description["spec"].get<std::string>(), comm.size(),
-                                mpi_library_version(), g.global_vertex_count(),
-                                g.global_edge_count());
+  std::string out =
+      fmt::format("bfs {} on {} ranks ({}): |V| = {}, |E| = {}\n",
+                  loaded.description["spec"].get<std::string>(), comm.size(), mpi_library_version(),
+                  g.global_vertex_count(), g.global_edge_count());
   if (o.scale == 0)
-    out += "note: not a Kronecker graph of the specification: nedge counts the graph's "
-           "undirected edges in the component\n";
+    out +=
+        "note: not a Kronecker graph of the specification: nedge counts the graph's "
+        "undirected edges in the component\n";
   if (keys < 64)
     out += fmt::format(
         "note: {} search key{}: not a valid Graph500 run (the specification asks for 64)\n", keys,
@@ -105,8 +105,8 @@ void print_profile(const ConfigRun& r) {
   const bfs::SearchResult& s = r.profiles.front();
   std::string out = fmt::format("\n{}: levels of the first search (root {}; max over ranks)\n",
                                 r.config.name(), s.root);
-  out += fmt::format("{:>6} {:>10} {:>12} {:>11} {:>12} {:>13}\n", "level", "direction",
-                     "frontier", "seconds", "messages", "bytes");
+  out += fmt::format("{:>6} {:>10} {:>12} {:>11} {:>12} {:>13}\n", "level", "direction", "frontier",
+                     "seconds", "messages", "bytes");
   for (const bfs::LevelFigures& l : s.levels)
     out += fmt::format("{:>6} {:>10} {:>12} {:>11.6f} {:>12} {:>13}\n", l.level,
                        l.bottom_up ? "bottom-up" : "top-down", l.frontier, l.seconds, l.messages,
@@ -127,9 +127,9 @@ nlohmann::json levels_json(const bfs::SearchResult& s) {
 }
 
 nlohmann::json statistics_json(const bfs::Statistics& s) {
-  return {{"min", s.min},           {"firstquartile", s.firstquartile},
-          {"median", s.median},     {"thirdquartile", s.thirdquartile},
-          {"max", s.max},           {"mean", s.mean},
+  return {{"min", s.min},       {"firstquartile", s.firstquartile},
+          {"median", s.median}, {"thirdquartile", s.thirdquartile},
+          {"max", s.max},       {"mean", s.mean},
           {"stddev", s.stddev}};
 }
 
@@ -155,7 +155,8 @@ nlohmann::json run_json(const ConfigRun& r) {
   j["TEPS"].erase("stddev");
   if (!r.profiles.empty()) {
     j["levels"] = nlohmann::json::array();
-    for (const auto& s : r.profiles) j["levels"].push_back({{"root", s.root}, {"levels", levels_json(s)}});
+    for (const auto& s : r.profiles)
+      j["levels"].push_back({{"root", s.root}, {"levels", levels_json(s)}});
   }
   return j;
 }
@@ -199,7 +200,8 @@ ConfigRun run_configuration(const Comm& comm, const bfs::BfsGraph& bg,
     // nedge: input tuples in the component (Kronecker graphs) or undirected edges.
     std::uint64_t ends = 0;
     for (lid_t l = 0; l < g.owned_count(); ++l)
-      if (s.level[l] != bfs::kUnreached) ends += tuple_counts.empty() ? g.degree(l) : tuple_counts[l];
+      if (s.level[l] != bfs::kUnreached)
+        ends += tuple_counts.empty() ? g.degree(l) : tuple_counts[l];
     run.figures.nedge.push_back(static_cast<double>(sum_over_ranks(comm, ends) / 2));
     run.figures.seconds.push_back(s.seconds);
     run.messages += s.messages;
@@ -234,8 +236,7 @@ void run_bfs(const Comm& comm, const Invocation& inv, BfsOptions& o) {
     load.inspect_edges = [&](const std::vector<Edge>& edges) {
       const vid_t n = vid_t{1} << o.scale;
       PhaseTimer timer(comm);
-      tuple_counts =
-          bfs::tuple_endpoint_counts(comm, Distribution::block(n, comm.size()), edges);
+      tuple_counts = bfs::tuple_endpoint_counts(comm, Distribution::block(n, comm.size()), edges);
       counting_seconds = timer.stop();
     };
   }
@@ -301,8 +302,8 @@ void run_bfs(const Comm& comm, const Invocation& inv, BfsOptions& o) {
   }
   for (const ConfigRun& r : runs)
     if (r.validation != "OK")
-      fail_everywhere(fmt::format("BFS validation failed for {}: {}", r.config.name(),
-                                  r.validation));
+      fail_everywhere(
+          fmt::format("BFS validation failed for {}: {}", r.config.name(), r.validation));
 }
 
 }  // namespace
@@ -338,9 +339,9 @@ void add_bfs_command(CLI::App& app, Runner& run) {
                               "model); default {}",
                               kDefaultModel))
       ->check(CLI::IsMember(models));
-  auto* roots = cmd->add_option("--roots", o.roots,
-                                "Number of search keys (64 for a valid Graph500 run)")
-                    ->capture_default_str();
+  auto* roots =
+      cmd->add_option("--roots", o.roots, "Number of search keys (64 for a valid Graph500 run)")
+          ->capture_default_str();
   cmd->add_option("--root", o.root, "Search once, from this vertex (0-based)")
       ->check(CLI::NonNegativeNumber)
       ->excludes(roots);

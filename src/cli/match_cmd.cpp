@@ -184,7 +184,11 @@ void add_match_command(CLI::App& app, Runner& run) {
   cmd->fallthrough();
   add_graph_options(*cmd, mo.graph);
   cmd->add_option("--model", mo.model, "Communication model: nsr, rma, ncl or all")
-      ->check(CLI::IsMember({"nsr", "rma", "ncl", "all"}))
+      ->check(CLI::IsMember([] {
+        auto m = exchange_models();
+        m.push_back("all");
+        return m;
+      }()))
       ->capture_default_str();
   cmd->add_flag("--check", mo.check,
                 "Verify validity, maximality and identity with the serial greedy matching");

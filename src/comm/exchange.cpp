@@ -3,6 +3,7 @@
 #include <numeric>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace gc {
 
@@ -25,16 +26,18 @@ void Exchange::count(int index, std::uint64_t messages) {
 }
 
 const std::vector<std::string>& exchange_models() {
-  static const std::vector<std::string> models = {"nsr", "rma", "ncl"};
+  static const std::vector<std::string> models = {"nsr", "nsr-agg", "rma", "ncl"};
   return models;
 }
 
 std::unique_ptr<Exchange> make_exchange(const std::string& model, const Comm& comm,
                                         Neighborhood nb) {
   if (model == "nsr") return make_nsr_exchange(comm, std::move(nb));
+  if (model == "nsr-agg") return make_nsr_agg_exchange(comm, std::move(nb));
   if (model == "rma") return make_rma_exchange(comm, std::move(nb));
   if (model == "ncl") return make_ncl_exchange(comm, std::move(nb));
-  fail_everywhere(fmt::format("unknown communication model '{}' (nsr, rma or ncl)", model));
+  fail_everywhere(fmt::format("unknown communication model '{}' (one of: {})", model,
+                              fmt::join(exchange_models(), ", ")));
 }
 
 nlohmann::json gather_comm_matrix(const Comm& comm, const CommCounters& counters) {

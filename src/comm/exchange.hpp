@@ -59,8 +59,10 @@ class Exchange {
   virtual void push(int index, const Message& message) = 0;
   // Make outstanding communication progress (a round, for round-based models).
   virtual void evoke() = 0;
-  // Hand every message received so far to `handle`, with the sender's index.
-  // `handle` may push new messages.
+  // Hand every message received so far to `handle`, with the sender's index;
+  // the messages of one sender in the order it pushed them (kernels rely on
+  // it, as MPI programs rely on non-overtaking). `handle` may push new
+  // messages.
   virtual void process(const std::function<void(int from_index, const Message&)>& handle) = 0;
   // True once no rank will send anything more in this phase, which then
   // ends. `locally_settled` says this rank's kernel will push nothing more in
@@ -97,6 +99,10 @@ class Exchange {
 // nsr: one MPI_Isend per message, MPI_Iprobe + MPI_Recv, termination by
 // per-neighbour message counts.
 std::unique_ptr<Exchange> make_nsr_exchange(const Comm& comm, Neighborhood nb);
+// nsr-agg: per-destination coalescing buffers sent with MPI_Isend when full or
+// when the rank is settled, receives kept posted (the Graph500 reference's
+// mpi_simple design).
+std::unique_ptr<Exchange> make_nsr_agg_exchange(const Comm& comm, Neighborhood nb);
 // rma: MPI-3 passive target, one lock_all epoch, MPI_Put into per-neighbour
 // window regions; counts by MPI_Neighbor_alltoall; global reduction to end.
 std::unique_ptr<Exchange> make_rma_exchange(const Comm& comm, Neighborhood nb);

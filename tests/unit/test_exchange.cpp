@@ -3,11 +3,13 @@
 // phase k (as a multiset, with the right sender index), however far ranks run
 // ahead of each other; capacities are per phase; done() ends a phase on every
 // rank. The expected messages are computed here from (seed, phase, sender,
-// receiver), independently of the exchange.
+// receiver), independently of the exchange. One sender's messages must
+// arrive in the order it pushed them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <thread>
 
 #include <fmt/format.h>
@@ -75,10 +77,18 @@ void run_phases(const std::string& model, bool complete, std::uint64_t capacity,
       }
     }
     // Replies: a received message is answered to its sender within the phase.
+    std::map<std::pair<int, std::uint64_t>, std::uint64_t> last_j;
     auto handle = [&](int from, const Message& m) {
       const int sender = nb.ranks[static_cast<size_t>(from)];
       EXPECT_EQ(static_cast<int>((m.first >> 32) & 0xffff), (m.second >> 40) ? me : sender)
           << model << " phase " << phase << ": wrong sender index";
+      // One sender's messages arrive in push order: j grows per sender and kind.
+      const auto stream = std::make_pair(from, m.second >> 40);
+      const std::uint64_t j = m.second & ((1ULL << 40) - 1);
+      auto last = last_j.find(stream);
+      EXPECT_TRUE(last == last_j.end() || last->second < j)
+          << model << " phase " << phase << ": message overtaken";
+      last_j[stream] = j;
       got.push_back(m);
       if (!(m.second >> 40)) ++originals_got;
       if (reply && !(m.second >> 40)) ex->push(from, Message{m.first, m.second | (1ULL << 40)});
@@ -113,6 +123,10 @@ TEST(Exchange, PhasesOnCompleteGraphWithReplies) {
 
 TEST(Exchange, LargePhases) {
   for (const std::string& model : exchange_models()) run_phases(model, true, 20000, 3, false);
+}
+
+TEST(Exchange, LargePhasesWithReplies) {
+  for (const std::string& model : exchange_models()) run_phases(model, false, 5000, 4, true);
 }
 
 TEST(Exchange, EmptyNeighbourhoodEndsEveryPhase) {

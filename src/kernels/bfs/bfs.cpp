@@ -182,8 +182,9 @@ class Bfs::Impl {
     result.messages = sums[0];
     result.bytes = sums[1];
     result.reached = sums[2];
-    if (profile) result.levels = summarize_levels(level_seconds, level_messages, level_bytes,
-                                                  level_frontier, level_bottom_up);
+    if (profile)
+      result.levels = summarize_levels(level_seconds, level_messages, level_bytes, level_frontier,
+                                       level_bottom_up);
     result.parent = parent_;
     result.level = level_;
     return result;
@@ -270,7 +271,8 @@ class Bfs::Impl {
         const std::uint64_t at = dist.begin(r) + 64 * static_cast<std::uint64_t>(j);
         const unsigned shift = at & 63;
         bits[at >> 6] |= segment[j] << shift;
-        if (shift != 0 && segment[j] >> (64 - shift)) bits[(at >> 6) + 1] |= segment[j] >> (64 - shift);
+        if (shift != 0 && segment[j] >> (64 - shift))
+          bits[(at >> 6) + 1] |= segment[j] >> (64 - shift);
       }
     }
   }
@@ -338,8 +340,14 @@ Bfs::Bfs(const Comm& comm, const BfsGraph& bg, Algorithm algorithm, const std::s
 }
 Bfs::~Bfs() = default;
 
-SearchResult Bfs::search(vid_t root, bool profile) { return impl_->search(root, profile); }
-std::uint64_t Bfs::buffer_bytes() const { return impl_->buffer_bytes(); }
-std::string Bfs::configuration() const { return impl_->configuration(); }
+SearchResult Bfs::search(vid_t root, bool profile) {
+  return impl_->search(root, profile);
+}
+std::uint64_t Bfs::buffer_bytes() const {
+  return impl_->buffer_bytes();
+}
+std::string Bfs::configuration() const {
+  return impl_->configuration();
+}
 
 }  // namespace gc::bfs

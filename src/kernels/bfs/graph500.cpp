@@ -23,8 +23,8 @@ std::vector<vid_t> choose_keys(const Comm& comm, const DistGraph& g, int count,
   for (lid_t l = 0; l < g.owned_count(); ++l) local_candidates += g.degree(l) > 0;
   const std::uint64_t candidates = sum_over_ranks(comm, local_candidates);
   std::vector<vid_t> keys;
-  const std::uint64_t wanted = std::min<std::uint64_t>(static_cast<std::uint64_t>(count),
-                                                       candidates);
+  const std::uint64_t wanted =
+      std::min<std::uint64_t>(static_cast<std::uint64_t>(count), candidates);
   if (wanted == 0) return keys;
 
   // Sparse graphs (few vertices with edges): shuffle the candidates instead
@@ -112,8 +112,7 @@ TepsSummary summarize(const Graph500Figures& f) {
   std::vector<double> per_edge;
   for (size_t i = 0; i < f.seconds.size(); ++i) per_edge.push_back(f.seconds[i] / f.nedge[i]);
   const Statistics s = statistics(per_edge);
-  out.teps = {1 / s.max, 1 / s.thirdquartile, 1 / s.median, 1 / s.firstquartile, 1 / s.min,
-              0, 0};
+  out.teps = {1 / s.max, 1 / s.thirdquartile, 1 / s.median, 1 / s.firstquartile, 1 / s.min, 0, 0};
   out.harmonic_mean = 1 / s.mean;
   const double n = static_cast<double>(per_edge.size());
   out.harmonic_stddev = n > 1 ? s.stddev / (s.mean * s.mean * std::sqrt(n - 1)) : 0;
@@ -124,7 +123,9 @@ std::string output_block(const Graph500Figures& f) {
   const TepsSummary t = summarize(f);
   std::string out;
   auto line = [&](const char* key, auto value) { out += fmt::format("{}: {}\n", key, value); };
-  auto real = [&](const char* key, double value) { out += fmt::format("{}: {:.6g}\n", key, value); };
+  auto real = [&](const char* key, double value) {
+    out += fmt::format("{}: {:.6g}\n", key, value);
+  };
   auto stats = [&](const char* suffix, const Statistics& s, bool with_mean) {
     real(fmt::format("min_{}", suffix).c_str(), s.min);
     real(fmt::format("firstquartile_{}", suffix).c_str(), s.firstquartile);

@@ -16,8 +16,7 @@ namespace gc::bfs {
 // `count` distinct search keys among the vertices of degree >= 1, chosen
 // pseudo-randomly from `seed` (the same at any rank count); all of them when
 // fewer exist. Collective.
-std::vector<vid_t> choose_keys(const Comm& comm, const DistGraph& g, int count,
-                               std::uint64_t seed);
+std::vector<vid_t> choose_keys(const Comm& comm, const DistGraph& g, int count, std::uint64_t seed);
 
 // Per owned vertex, how many endpoints of input tuples it is (a tuple (u, v)
 // counts once at u and once at v; a self-loop twice at u). Half the sum over a
@@ -29,8 +28,7 @@ std::vector<std::uint32_t> tuple_endpoint_counts(const Comm& comm, const Distrib
 
 // The specification's summary statistics of a sample.
 struct Statistics {
-  double min = 0, firstquartile = 0, median = 0, thirdquartile = 0, max = 0, mean = 0,
-         stddev = 0;
+  double min = 0, firstquartile = 0, median = 0, thirdquartile = 0, max = 0, mean = 0, stddev = 0;
 };
 Statistics statistics(std::vector<double> x);
 

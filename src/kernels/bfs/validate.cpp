@@ -40,8 +40,7 @@ std::string depths_of(const std::vector<vid_t>& parent, vid_t root,
     vid_t x = v;
     while (depth[x] == kUnknown) {
       if (parent[x] == kNoParent)
-        return fmt::format("vertex {} has a parent chain ending at {}, which has no parent", v,
-                           x);
+        return fmt::format("vertex {} has a parent chain ending at {}, which has no parent", v, x);
       if (parent[x] >= n) return fmt::format("vertex {} has parent {} out of range", x, parent[x]);
       depth[x] = kOnPath;
       path.push_back(x);

@@ -1,0 +1,265 @@
+// nsr-agg: coalesced nonblocking Send-Recv, the design of the Graph500
+// reference code's `mpi_simple` BFS (graph500.org reference 2.1.4,
+// mpi/bfs_simple.c): pushes go into a per-destination coalescing buffer of
+// kPacket messages, sent with one MPI_Isend when full or when it stopped
+// growing; receives are kept posted (MPI_Irecv from any source) and polled
+// in the order they were posted. Termination per phase as in nsr: a settled rank
+// flushes its buffers and tells every neighbour how many messages it sent
+// (DONE); phases alternate between two pairs of tags, and packets of the next
+// phase that arrive early are kept for it.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "comm/exchange.hpp"
+
+namespace gc {
+
+namespace {
+
+constexpr int kTagData[2] = {1, 3};
+constexpr int kTagDone[2] = {2, 4};
+constexpr size_t kPacket = 256;     // messages per packet (4 KiB)
+constexpr int kPostedReceives = 8;  // receives kept posted
+
+class NsrAggExchange final : public Exchange {
+ public:
+  NsrAggExchange(const Comm& comm, Neighborhood nb) : Exchange(comm, std::move(nb)) {
+    const double start = MPI_Wtime();
+    comm_dup_ = comm.dup();
+    const size_t k = neighborhood_.ranks.size();
+    index_of_rank_.assign(static_cast<size_t>(comm.size()), -1);
+    for (size_t i = 0; i < k; ++i)
+      index_of_rank_[static_cast<size_t>(neighborhood_.ranks[i])] = static_cast<int>(i);
+    open_.assign(k, kNone);
+    size_at_evoke_.assign(k, 0);
+    sent_.assign(k, 0);
+    received_.assign(k, 0);
+    announced_.assign(k, kUnknown);
+    early_announced_.assign(k, kUnknown);
+    done_counts_.assign(k, Message{0, 0});
+    receive_buffers_.resize(kPostedReceives * kPacket);
+    receive_requests_.assign(kPostedReceives, MPI_REQUEST_NULL);
+    if (k > 0)
+      for (int r = 0; r < kPostedReceives; ++r) post_receive(r);
+    setup_seconds_ = MPI_Wtime() - start;
+  }
+
+  ~NsrAggExchange() override {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) return;
+    for (MPI_Request& r : receive_requests_)
+      if (r != MPI_REQUEST_NULL) {
+        MPI_Cancel(&r);
+        MPI_Request_free(&r);
+      }
+    for (InFlight& f : in_flight_) MPI_Request_free(&f.request);
+  }
+
+  const char* name() const override { return "nsr-agg"; }
+  bool local_progress() const override { return true; }
+  std::uint64_t buffer_bytes() const override {
+    return (packets_.size() * kPacket + receive_buffers_.size()) * sizeof(Message);
+  }
+
+  void push(int index, const Message& message) override {
+    const size_t i = static_cast<size_t>(index);
+    if (done_sent_) fail("internal: nsr-agg push after this rank announced DONE");
+    if (open_[i] == kNone) open_[i] = take_packet();
+    Packet& p = packets_[open_[i]];
+    p.data[p.size++] = message;
+    ++sent_[i];
+    count(index, 1);
+    if (p.size == kPacket) {
+      const double start = MPI_Wtime();
+      send_packet(i);
+      push_mpi_seconds_ += MPI_Wtime() - start;
+    }
+  }
+
+  // A partial packet is sent once it stopped growing: when it is as it was at
+  // the previous evoke. A rank that keeps pushing keeps aggregating; one that
+  // waits for answers does not hold back what they depend on.
+  void evoke() override {
+    ++counters_.rounds;
+    for (size_t i = 0; i < open_.size(); ++i) {
+      if (open_[i] == kNone) continue;
+      if (packets_[open_[i]].size == size_at_evoke_[i])
+        send_packet(i);
+      else
+        size_at_evoke_[i] = packets_[open_[i]].size;
+    }
+    retire_sends();
+  }
+
+  void process(const std::function<void(int, const Message&)>& handle) override {
+    for (const Early& e : carried_) {
+      ++received_[static_cast<size_t>(e.index)];
+      handle(e.index, e.message);
+    }
+    carried_.clear();
+    if (neighborhood_.ranks.empty()) return;
+    // Receives are matched in the order they were posted, so handling them
+    // from the oldest posted keeps every sender's messages in push order
+    // (kernels rely on it, as on MPI's non-overtaking rule).
+    while (true) {
+      int flag = 0;
+      MPI_Status status;
+      MPI_Test(&receive_requests_[oldest_], &flag, &status);
+      if (!flag) return;
+      const int r = oldest_;
+      oldest_ = (oldest_ + 1) % kPostedReceives;
+      deliver(r, status, handle);
+    }
+  }
+
+  bool done(bool locally_settled) override {
+    const size_t k = neighborhood_.ranks.size();
+    if (locally_settled && !done_sent_) {
+      for (size_t i = 0; i < k; ++i)
+        if (open_[i] != kNone) send_packet(i);
+      for (size_t i = 0; i < k; ++i) {
+        // A DONE is one Message (the count first) so that every receive
+        // matches the posted Message-typed buffers.
+        done_counts_[i] = Message{sent_[i], 0};
+        MPI_Request request;
+        MPI_Isend(&done_counts_[i], 1, record_type<Message>(), neighborhood_.ranks[i],
+                  kTagDone[parity_], comm_dup_.get(), &request);
+        in_flight_.push_back({request, kNone});
+      }
+      done_sent_ = true;
+    }
+    if (!done_sent_) return false;
+    for (size_t i = 0; i < k; ++i)
+      if (announced_[i] == kUnknown || received_[i] != announced_[i]) return false;
+    // Everything addressed to me arrived; my own sends are being drained.
+    for (InFlight& f : in_flight_) {
+      MPI_Wait(&f.request, MPI_STATUS_IGNORE);
+      if (f.packet != kNone) free_.push_back(f.packet);
+    }
+    in_flight_.clear();
+    next_phase();
+    return true;
+  }
+
+ private:
+  static constexpr std::uint64_t kUnknown = ~0ULL;
+  static constexpr size_t kNone = ~size_t{0};
+  struct Packet {
+    std::vector<Message> data = std::vector<Message>(kPacket);
+    size_t size = 0;
+  };
+  struct InFlight {
+    MPI_Request request;
+    size_t packet;  // kNone for a DONE count
+  };
+  struct Early {
+    int index;
+    Message message;
+  };
+
+  size_t take_packet() {
+    if (free_.empty()) {
+      packets_.emplace_back();
+      return packets_.size() - 1;
+    }
+    const size_t p = free_.back();
+    free_.pop_back();
+    packets_[p].size = 0;
+    return p;
+  }
+
+  void send_packet(size_t i) {
+    const size_t p = open_[i];
+    open_[i] = kNone;
+    size_at_evoke_[i] = 0;
+    MPI_Request request;
+    MPI_Isend(packets_[p].data.data(), checked_count(packets_[p].size, "nsr-agg packet"),
+              record_type<Message>(), neighborhood_.ranks[i], kTagData[parity_], comm_dup_.get(),
+              &request);
+    in_flight_.push_back({request, p});
+    if (in_flight_.size() >= 64) retire_sends();
+  }
+
+  // Returns the buffers of completed sends to the free list.
+  void retire_sends() {
+    size_t kept = 0;
+    for (size_t f = 0; f < in_flight_.size(); ++f) {
+      int flag = 0;
+      MPI_Test(&in_flight_[f].request, &flag, MPI_STATUS_IGNORE);
+      if (flag) {
+        if (in_flight_[f].packet != kNone) free_.push_back(in_flight_[f].packet);
+      } else {
+        in_flight_[kept++] = in_flight_[f];
+      }
+    }
+    in_flight_.resize(kept);
+  }
+
+  void post_receive(int r) {
+    MPI_Irecv(receive_buffers_.data() + static_cast<size_t>(r) * kPacket, static_cast<int>(kPacket),
+              record_type<Message>(), MPI_ANY_SOURCE, MPI_ANY_TAG, comm_dup_.get(),
+              &receive_requests_[static_cast<size_t>(r)]);
+  }
+
+  void deliver(int r, const MPI_Status& status,
+               const std::function<void(int, const Message&)>& handle) {
+    const int index = index_of_rank_[static_cast<size_t>(status.MPI_SOURCE)];
+    if (index < 0)
+      fail(fmt::format("internal: nsr-agg message from non-neighbour rank {}", status.MPI_SOURCE));
+    const size_t i = static_cast<size_t>(index);
+    const Message* data = receive_buffers_.data() + static_cast<size_t>(r) * kPacket;
+    const int tag = status.MPI_TAG;
+    if (tag == kTagDone[0] || tag == kTagDone[1]) {
+      const std::uint64_t announced = data->first;
+      (tag == kTagDone[parity_] ? announced_ : early_announced_)[i] = announced;
+      post_receive(r);
+      return;
+    }
+    int count = 0;
+    MPI_Get_count(&status, record_type<Message>(), &count);
+    // Copy out before reposting: the handler may push, and pushes may progress MPI.
+    incoming_.assign(data, data + count);
+    post_receive(r);
+    if (tag == kTagData[parity_]) {
+      received_[i] += static_cast<std::uint64_t>(count);
+      for (const Message& m : incoming_) handle(index, m);
+    } else {
+      for (const Message& m : incoming_) early_.push_back({index, m});
+    }
+  }
+
+  void next_phase() {
+    parity_ ^= 1;
+    std::fill(sent_.begin(), sent_.end(), 0);
+    std::fill(received_.begin(), received_.end(), 0);
+    announced_.swap(early_announced_);
+    std::fill(early_announced_.begin(), early_announced_.end(), kUnknown);
+    done_sent_ = false;
+    carried_.swap(early_);
+  }
+
+  Comm comm_dup_;  // a private context: our tags never meet anybody else's
+  std::vector<int> index_of_rank_;
+  std::vector<Packet> packets_;
+  std::vector<size_t> free_, open_;    // free packets; the open packet per neighbour
+  std::vector<size_t> size_at_evoke_;  // the open packet's size at the last evoke
+  std::vector<InFlight> in_flight_;
+  std::vector<Message> receive_buffers_, incoming_;
+  std::vector<MPI_Request> receive_requests_;
+  int oldest_ = 0;  // the posted receive that matches the next message
+  std::vector<std::uint64_t> sent_, received_, announced_, early_announced_;
+  std::vector<Message> done_counts_;
+  std::vector<Early> early_, carried_;
+  int parity_ = 0;
+  bool done_sent_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Exchange> make_nsr_agg_exchange(const Comm& comm, Neighborhood nb) {
+  return std::make_unique<NsrAggExchange>(comm, std::move(nb));
+}
+
+}  // namespace gc
