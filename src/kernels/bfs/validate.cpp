@@ -84,6 +84,7 @@ std::string validate(const Comm& comm, const DistGraph& g, vid_t root,
                      const std::vector<vid_t>& parent) {
   const vid_t n = g.global_vertex_count();
   std::string problem;
+  if (root >= n) return fmt::format("the root {} is not a vertex ({} vertices)", root, n);
   if (parent.size() != g.owned_count())
     problem = fmt::format("parent array has {} entries for {} owned vertices", parent.size(),
                           g.owned_count());
