@@ -133,14 +133,16 @@ class Bfs::Impl {
       const std::uint64_t m0 = exchange_ ? exchange_->counters().messages() : 0;
       const std::uint64_t b0 = exchange_ ? exchange_->counters().bytes() : 0;
       if (algorithm_ == Algorithm::direction_optimizing) {
-        // GAP's rule: go bottom-up when the frontier's edges outweigh the
-        // unexplored ones / alpha; come back when the frontier is small and
-        // shrinking.
+        // GAP's rule (sbeamer/gapbs bfs.cc): go bottom-up when the
+        // frontier's edges exceed the edges still unexplored by top-down
+        // steps / alpha; come back when the frontier is small and shrinking,
+        // and then take at least one top-down step.
         if (!bottom_up && scout > edges_to_check / kAlpha) {
           bottom_up = true;
         } else if (bottom_up && frontier_size < previous_frontier_ &&
                    frontier_size < g_.global_vertex_count() / kBeta) {
           bottom_up = false;
+          scout = 1;
         }
       }
       if (bottom_up) {
@@ -148,10 +150,10 @@ class Bfs::Impl {
         bottom_up_step();
         bits_current = false;
       } else {
+        edges_to_check -= std::min(edges_to_check, scout);
         top_down_step();
       }
       previous_frontier_ = frontier_size;
-      edges_to_check -= std::min(edges_to_check, scout);
       // One reduction per level: the next frontier's size and edge count.
       std::uint64_t local[2] = {next_.size(), 0}, global[2] = {0, 0};
       frontier_.swap(next_);
