@@ -68,6 +68,10 @@ class Exchange {
   // only once it knows nothing more will come that it must answer).
   virtual bool done(bool locally_settled) = 0;
 
+  // Memory this model holds for communication buffers (windows, symmetric
+  // heap, staging and send slots), in bytes, on this rank.
+  virtual std::uint64_t buffer_bytes() const { return 0; }
+
   const CommCounters& counters() const { return counters_; }
   const Neighborhood& neighborhood() const { return neighborhood_; }
   double setup_seconds() const { return setup_seconds_; }

@@ -47,6 +47,13 @@ class RoundExchange : public Exchange {
   // The messages that arrived from neighbour i in the last round.
   virtual std::span<const Message> incoming(size_t i) const = 0;
 
+  // The per-neighbour queues of the round (their high-water capacity).
+  std::uint64_t queue_bytes() const {
+    std::uint64_t bytes = 0;
+    for (const auto& out : outgoing_) bytes += out.capacity() * sizeof(Message);
+    return bytes;
+  }
+
   // MPICH rejects null buffer pointers even for empty neighbourhoods; an
   // empty vector's data() may be null.
   template <class T>
