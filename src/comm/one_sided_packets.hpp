@@ -53,6 +53,9 @@
 #include <cstring>
 #include <exception>
 #include <span>
+#include <thread>
+
+#include <sched.h>
 
 #include <fmt/format.h>
 #include <zlib.h>
@@ -147,35 +150,12 @@ class PacketExchange : public Exchange {
   }
 
   void process(const std::function<void(int, const Message&)>& handle) override {
-    sync_incoming();
-    const std::uint64_t reserved = reserved_bytes(parity());
-    std::byte* buffer = receive_buffer(parity());
-    const std::uint32_t stamp = packets::stamp_of(phase_);
-    while (read_ < reserved) {
-      std::byte* at = buffer + read_;
-      const std::uint32_t count = complete_count(at, reserved - read_, stamp);
-      if (count == 0) {
-        if (state_ == State::draining)
-          fail(
-              fmt::format("internal: {}: incomplete packet at byte {} after every rank completed "
-                          "its writes",
-                          name(), read_));
-        return;
-      }
-      packets::Header header;
-      std::memcpy(&header, at, sizeof header);
-      const int from = header.sender < index_of_rank_.size() ? index_of_rank_[header.sender] : -1;
-      if (from < 0)
-        fail(fmt::format("internal: {}: packet from non-neighbour rank {}", name(), header.sender));
-      const std::uint64_t bytes = packets::kHeaderBytes + count * sizeof(Message);
-      read_ += bytes;
-      for (std::uint32_t k = 0; k < count; ++k) {
-        Message m;
-        std::memcpy(&m, at + packets::kHeaderBytes + k * sizeof(Message), sizeof m);
-        handle(from, m);
-      }
-      std::memset(at, 0, bytes);  // keeps the buffer zero where unwritten
-    }
+    const std::uint64_t start = read_;
+    consume(handle);
+    // An idle poll gives the core away when ranks outnumber cores: the rank
+    // this one waits for may be waiting for the core (Open MPI's own progress
+    // loop yields when oversubscribed; OpenSHMEM's calls never do).
+    if (read_ == start && oversubscribed_) sched_yield();
   }
 
   bool done(bool locally_settled) override {
@@ -233,6 +213,10 @@ class PacketExchange : public Exchange {
     open_.assign(k, nullptr);
     open_count_.assign(k, 0);
     sent_.assign(k, 0);
+    MPI_Comm shared;
+    MPI_Comm_split_type(comm.get(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
+    const Comm node = Comm::adopt(shared);
+    oversubscribed_ = static_cast<unsigned>(node.size()) > std::thread::hardware_concurrency();
     setup_seconds_ = MPI_Wtime() - start;
   }
 
@@ -277,6 +261,40 @@ class PacketExchange : public Exchange {
       if (packets::crc_of(at, count) != check) return 0;
     }
     return count;
+  }
+
+  // Hands every complete packet, in reservation order from the read
+  // position, to `handle`; stops at the first incomplete one.
+  void consume(const std::function<void(int, const Message&)>& handle) {
+    sync_incoming();
+    const std::uint64_t reserved = reserved_bytes(parity());
+    std::byte* buffer = receive_buffer(parity());
+    const std::uint32_t stamp = packets::stamp_of(phase_);
+    while (read_ < reserved) {
+      std::byte* at = buffer + read_;
+      const std::uint32_t count = complete_count(at, reserved - read_, stamp);
+      if (count == 0) {
+        if (state_ == State::draining)
+          fail(
+              fmt::format("internal: {}: incomplete packet at byte {} after every rank completed "
+                          "its writes",
+                          name(), read_));
+        return;
+      }
+      packets::Header header;
+      std::memcpy(&header, at, sizeof header);
+      const int from = header.sender < index_of_rank_.size() ? index_of_rank_[header.sender] : -1;
+      if (from < 0)
+        fail(fmt::format("internal: {}: packet from non-neighbour rank {}", name(), header.sender));
+      const std::uint64_t bytes = packets::kHeaderBytes + count * sizeof(Message);
+      read_ += bytes;
+      for (std::uint32_t k = 0; k < count; ++k) {
+        Message m;
+        std::memcpy(&m, at + packets::kHeaderBytes + k * sizeof(Message), sizeof m);
+        handle(from, m);
+      }
+      std::memset(at, 0, bytes);  // keeps the buffer zero where unwritten
+    }
   }
 
   Message* take_slot() {
@@ -338,8 +356,9 @@ class PacketExchange : public Exchange {
   std::vector<std::uint64_t> sent_;  // per neighbour, this phase: the capacity check
   std::vector<int> partial_;
   std::vector<packets::Outgoing> outgoing_;
-  bool issued_ = false;  // writes issued since the last complete_writes()
-  bool moved_ = false;   // packets sent since the last evoke()
+  bool oversubscribed_ = false;  // more ranks on this node than cores
+  bool issued_ = false;          // writes issued since the last complete_writes()
+  bool moved_ = false;           // packets sent since the last evoke()
 
   std::uint64_t phase_ = 0;
   State state_ = State::active;
