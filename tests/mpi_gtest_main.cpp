@@ -5,6 +5,8 @@
 
 #include <cstdio>
 
+#include "core/shmem.hpp"
+
 namespace {
 // Reports failures from ranks other than 0, which print nothing else.
 class FailureReporter : public testing::EmptyTestEventListener {
@@ -35,6 +37,7 @@ int main(int argc, char** argv) {
   int failed = RUN_ALL_TESTS() != 0 ? 1 : 0;
   int any = 0;
   MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Finalize();
+  // shmem_finalize() instead when a test started OpenSHMEM: it ends MPI too.
+  gc::finalize_mpi();
   return any;
 }

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/shmem.hpp"
+
 namespace gc {
 
 std::uint64_t CommCounters::messages() const {
@@ -26,7 +28,23 @@ void Exchange::count(int index, std::uint64_t messages) {
 }
 
 const std::vector<std::string>& exchange_models() {
-  static const std::vector<std::string> models = {"nsr", "nsr-agg", "rma", "ncl"};
+  static const std::vector<std::string> models = [] {
+    std::vector<std::string> m = {"nsr", "nsr-agg", "rma", "ncl", "rma-fence", "rma-hash"};
+    if (GRAPHCOMM_HAVE_OPENSHMEM) m.insert(m.end(), {"shmem-fence", "shmem-hash"});
+    return m;
+  }();
+  return models;
+}
+
+const std::vector<std::pair<std::string, std::string>>& unavailable_exchange_models() {
+  static const std::vector<std::pair<std::string, std::string>> models = [] {
+    std::vector<std::pair<std::string, std::string>> m;
+    if (!GRAPHCOMM_HAVE_OPENSHMEM)
+      for (const char* model : {"shmem-fence", "shmem-hash"})
+        m.emplace_back(model, fmt::format("{}: OpenSHMEM not available ({})", model,
+                                          shmem_unavailable_reason()));
+    return m;
+  }();
   return models;
 }
 
@@ -36,6 +54,14 @@ std::unique_ptr<Exchange> make_exchange(const std::string& model, const Comm& co
   if (model == "nsr-agg") return make_nsr_agg_exchange(comm, std::move(nb));
   if (model == "rma") return make_rma_exchange(comm, std::move(nb));
   if (model == "ncl") return make_ncl_exchange(comm, std::move(nb));
+  if (model == "rma-fence") return make_rma_fence_exchange(comm, std::move(nb));
+  if (model == "rma-hash") return make_rma_hash_exchange(comm, std::move(nb));
+#if GRAPHCOMM_HAVE_OPENSHMEM
+  if (model == "shmem-fence") return make_shmem_fence_exchange(comm, std::move(nb));
+  if (model == "shmem-hash") return make_shmem_hash_exchange(comm, std::move(nb));
+#endif
+  for (const auto& [name, reason] : unavailable_exchange_models())
+    if (model == name) fail_everywhere(reason);
   fail_everywhere(fmt::format("unknown communication model '{}' (one of: {})", model,
                               fmt::join(exchange_models(), ", ")));
 }

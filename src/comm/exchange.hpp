@@ -2,7 +2,8 @@
 // the vocabulary of Ghosh et al. (IPDPS 2019, section III): a kernel *pushes*
 // messages for neighbour ranks, *evokes* communication progress and
 // *processes* what arrived; the exchange detects termination. One class per
-// communication model implements it (nsr.cpp, rma.cpp, ncl.cpp); a kernel never
+// communication model implements it (nsr.cpp, rma.cpp, ncl.cpp, rma_fence.cpp,
+// rma_hash.cpp, shmem_fence.cpp, shmem_hash.cpp); a kernel never
 // touches a model's internals, and a new model is one new file.
 #pragma once
 
@@ -10,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -75,7 +77,8 @@ class Exchange {
   // handle arrivals while it is still pushing. Round-based models return false:
   // every rank must call evoke() equally often.
   virtual bool local_progress() const { return false; }
-  // Bytes of message buffers and windows this rank holds.
+  // Memory this model holds for communication buffers (windows, symmetric
+  // heap, staging and send slots), in bytes, on this rank.
   virtual std::uint64_t buffer_bytes() const { return 0; }
 
   const CommCounters& counters() const { return counters_; }
@@ -110,9 +113,22 @@ std::unique_ptr<Exchange> make_rma_exchange(const Comm& comm, Neighborhood nb);
 // distributed graph topology; global reduction to end.
 std::unique_ptr<Exchange> make_ncl_exchange(const Comm& comm, Neighborhood nb);
 
+// Concurrent-Fence and Concurrent-Hash (Boothe & George): per-destination
+// packets put into one shared receive buffer per rank, room reserved by an
+// atomic fetch-and-add; complete once a seal written after an ordering point
+// is there (fence), or once a CRC matches (hash). See one_sided_packets.hpp.
+// rma-*: MPI-3 RMA, one lock_all epoch. shmem-*: OpenSHMEM (Open MPI builds).
+std::unique_ptr<Exchange> make_rma_fence_exchange(const Comm& comm, Neighborhood nb);
+std::unique_ptr<Exchange> make_rma_hash_exchange(const Comm& comm, Neighborhood nb);
+std::unique_ptr<Exchange> make_shmem_fence_exchange(const Comm& comm, Neighborhood nb);
+std::unique_ptr<Exchange> make_shmem_hash_exchange(const Comm& comm, Neighborhood nb);
+
 std::unique_ptr<Exchange> make_exchange(const std::string& model, const Comm& comm,
                                         Neighborhood nb);
+// The models of this build, and those it lacks with the reason, e.g.
+// ("shmem-fence", "OpenSHMEM not available (built with MPICH)").
 const std::vector<std::string>& exchange_models();
+const std::vector<std::pair<std::string, std::string>>& unavailable_exchange_models();
 
 // The communication matrix (messages and bytes from every rank to every
 // rank), gathered on rank 0; empty elsewhere.

@@ -21,8 +21,10 @@ class NclExchange final : public RoundExchange {
     setup_seconds_ = MPI_Wtime() - start;
   }
   const char* name() const override { return "ncl"; }
+  // The round's queues and the collective's send and receive arrays, at their
+  // high-water capacity (they grow with the largest round).
   std::uint64_t buffer_bytes() const override {
-    return (send_buffer_.capacity() + received_.capacity()) * sizeof(Message) + outgoing_bytes();
+    return queue_bytes() + (send_buffer_.capacity() + received_.capacity()) * sizeof(Message);
   }
 
  protected:

@@ -45,7 +45,11 @@ class NsrExchange final : public Exchange {
 
   const char* name() const override { return "nsr"; }
   bool local_progress() const override { return true; }
-  std::uint64_t buffer_bytes() const override { return slots_.size() * sizeof(Message); }
+  // The send slots (a phase's capacity) and the queue of sends not yet issued.
+  std::uint64_t buffer_bytes() const override {
+    return slots_.size() * sizeof(Message) + queued_.capacity() * sizeof(Queued) +
+           requests_.capacity() * sizeof(MPI_Request);
+  }
 
   void push(int index, const Message& message) override {
     const size_t i = static_cast<size_t>(index);

@@ -57,8 +57,9 @@ class RmaExchange final : public RoundExchange {
   }
 
   const char* name() const override { return "rma"; }
+  // The window (every neighbour's region) and the round's queues.
   std::uint64_t buffer_bytes() const override {
-    return region_begin_.back() * sizeof(Message) + outgoing_bytes();
+    return region_begin_.back() * sizeof(Message) + queue_bytes();
   }
 
  protected:

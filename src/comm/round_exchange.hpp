@@ -42,16 +42,17 @@ class RoundExchange : public Exchange {
     in_counts_.assign(neighborhood_.ranks.size(), 0);
     out_counts_.assign(neighborhood_.ranks.size(), 0);
   }
-  // The per-neighbour queues of the current round (their largest so far).
-  std::uint64_t outgoing_bytes() const {
-    std::uint64_t bytes = 0;
-    for (const auto& out : outgoing_) bytes += out.capacity() * sizeof(Message);
-    return bytes;
-  }
   // Moves outgoing_ to the neighbours and fills in_counts_.
   virtual void transfer() = 0;
   // The messages that arrived from neighbour i in the last round.
   virtual std::span<const Message> incoming(size_t i) const = 0;
+
+  // The per-neighbour queues of the round (their high-water capacity).
+  std::uint64_t queue_bytes() const {
+    std::uint64_t bytes = 0;
+    for (const auto& out : outgoing_) bytes += out.capacity() * sizeof(Message);
+    return bytes;
+  }
 
   // MPICH rejects null buffer pointers even for empty neighbourhoods; an
   // empty vector's data() may be null.

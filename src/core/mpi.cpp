@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "core/shmem.hpp"
+
 namespace gc {
 
 MpiEnvironment::MpiEnvironment(int* argc, char*** argv) {
@@ -14,10 +16,9 @@ MpiEnvironment::MpiEnvironment(int* argc, char*** argv) {
   // internal failures (never a hang).
 }
 
+// shmem_finalize() instead when OpenSHMEM was started (see core/shmem.hpp).
 MpiEnvironment::~MpiEnvironment() {
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (!finalized) MPI_Finalize();
+  finalize_mpi();
 }
 
 Comm::Comm(MPI_Comm handle, bool owned) : handle_(handle), owned_(owned) {

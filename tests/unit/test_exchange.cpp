@@ -128,7 +128,81 @@ TEST(Exchange, LargePhases) {
 }
 
 TEST(Exchange, LargePhasesWithReplies) {
-  for (const std::string& model : exchange_models()) run_phases(model, false, 5000, 4, true);
+  for (const std::string& model : exchange_models()) run_phases(model, true, 3000, 3, true);
+}
+
+TEST(Exchange, ManyTinyPhases) {
+  for (const std::string& model : exchange_models()) run_phases(model, false, 2, 120, true);
+}
+
+// Every rank sends exactly `n` messages to every other rank in each of two
+// phases, with capacities exactly what is sent: packet boundaries (one-sided
+// models pack 256 messages) and buffers filled to the last byte. In a `chain`,
+// message j+1 to a rank goes only once it acknowledged message j, so nearly
+// every message travels in a packet of its own: the most header overhead a
+// phase can have.
+void run_exact(const std::string& model, std::uint64_t n, bool chain) {
+  const Comm& comm = world();
+  const int p = comm.size(), me = comm.rank();
+  Neighborhood nb;
+  nb.ranks = neighbours_of(me, p, true);
+  const size_t k = nb.ranks.size();
+  nb.capacity.assign(k, chain ? 2 * n : n);  // a chain acknowledges every message
+  std::unique_ptr<Exchange> ex = make_exchange(model, comm, nb);
+  const std::string what = fmt::format("{} n={} chain={}", model, n, chain);
+  constexpr std::uint64_t kAck = 1ULL << 40;
+  for (int phase = 0; phase < 2; ++phase) {
+    if ((phase + me) % 2 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    std::vector<std::uint64_t> got(k * n, 0), acked(k, 0);
+    std::uint64_t originals = 0, acks = 0;
+    auto handle = [&](int from, const Message& m) {
+      const auto i = static_cast<size_t>(from);
+      const int q = nb.ranks[i];
+      const std::uint64_t j = m.second & (kAck - 1);
+      ASSERT_LT(j, n) << what;
+      if (m.second & kAck) {  // q acknowledges my message j: send j + 1
+        ASSERT_EQ(m.first, message_of(phase, me, q, 0).first) << what;
+        ASSERT_EQ(j, acked[i]++) << what << ": acknowledgements out of order";
+        ++acks;
+        if (j + 1 < n) ex->push(from, message_of(phase, me, q, j + 1));
+      } else {
+        ASSERT_EQ(m.first, message_of(phase, q, me, 0).first) << what;
+        ++got[i * n + j];
+        ++originals;
+        if (chain) ex->push(from, Message{m.first, m.second | kAck});
+      }
+    };
+    for (size_t i = 0; i < k; ++i)
+      for (std::uint64_t j = 0; j < (chain ? 1 : n); ++j)
+        ex->push(static_cast<int>(i), message_of(phase, me, nb.ranks[i], j));
+    const double deadline = MPI_Wtime() + 60;  // a phase still running then is hung
+    while (true) {
+      ex->evoke();
+      ex->process(handle);
+      const bool settled = !chain || (acks == k * n && originals == k * n);
+      if (ex->done(settled)) break;
+      ASSERT_LT(MPI_Wtime(), deadline) << what << ": phase " << phase << " does not end";
+    }
+    for (size_t x = 0; x < got.size(); ++x) {
+      ASSERT_EQ(got[x], 1u) << what << " phase " << phase << " rank " << me << ": message " << x % n
+                            << " from rank " << nb.ranks[x / n];
+    }
+    if (chain) {
+      ASSERT_EQ(acks, k * n) << what << " phase " << phase << " rank " << me;
+    }
+  }
+  if (p > 1) {
+    EXPECT_GT(ex->buffer_bytes(), 0u) << what;
+  }
+}
+
+TEST(Exchange, ExactCapacitiesAtPacketBoundaries) {
+  for (const std::string& model : exchange_models())
+    for (std::uint64_t n : {1, 255, 256, 257, 512, 513, 1500}) run_exact(model, n, false);
+}
+
+TEST(Exchange, AcknowledgedChainsOnePacketPerMessage) {
+  for (const std::string& model : exchange_models()) run_exact(model, 300, true);
 }
 
 TEST(Exchange, EmptyNeighbourhoodEndsEveryPhase) {

@@ -299,6 +299,7 @@ MatchResult match(const Comm& comm, const DistGraph& g, const std::string& model
   result.rounds = max_over_ranks(comm, rounds);
   result.mate = kernel.mates();
   result.counters = ex->counters();
+  result.buffer_bytes = max_over_ranks(comm, ex->buffer_bytes());
 
   // Weight and cardinality: each matched edge counted by its smaller end.
   double weight = 0;

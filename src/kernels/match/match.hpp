@@ -22,11 +22,12 @@ struct MatchResult {
   double setup_seconds = 0;  // exchange setup (topology, window), max over ranks
   double comm_seconds = 0;   // time in evoke/done (max over ranks)
   double compute_seconds = 0;
-  nlohmann::json profile;  // per-round time and messages (comm/round_profile.hpp)
-  CommCounters counters;   // this rank's
+  std::uint64_t buffer_bytes = 0;  // Exchange::buffer_bytes, max over ranks
+  nlohmann::json profile;          // per-round time and messages (comm/round_profile.hpp)
+  CommCounters counters;           // this rank's
 };
 
-// Collective: runs the matching on g over the named model (nsr, rma, ncl).
+// Collective: runs the matching on g over the named model (exchange_models()).
 MatchResult match(const Comm& comm, const DistGraph& g, const std::string& model);
 
 // Verification against an independent serial computation on rank 0.
