@@ -66,6 +66,9 @@ std::string output_header(const Comm& comm, const LoadedGraph& loaded, const Bfs
     out +=
         "note: not a Kronecker graph of the specification: nedge counts the graph's "
         "undirected edges in the component\n";
+  if (o.model == "all")
+    for (const auto& [name, reason] : unavailable_exchange_models())
+      out += fmt::format("note: skipped {}\n", reason);
   if (keys < 64)
     out += fmt::format(
         "note: {} search key{}: not a valid Graph500 run (the specification asks for 64)\n", keys,
@@ -329,8 +332,6 @@ void add_bfs_command(CLI::App& app, Runner& run) {
                   "1D distribution of --graph: block or edges")
       ->check(CLI::IsMember({"block", "edges"}))
       ->capture_default_str();
-  std::vector<std::string> models = exchange_models();
-  models.push_back("all");
   cmd->add_option("--algorithm", o.algorithm,
                   "top-down, replicated or direction-optimizing (default: direction-optimizing)")
       ->check(CLI::IsMember({"top-down", "replicated", "direction-optimizing"}));
@@ -338,7 +339,7 @@ void add_bfs_command(CLI::App& app, Runner& run) {
                   fmt::format("Exchange model of the top-down steps, or all (every algorithm and "
                               "model); default {}",
                               kDefaultModel))
-      ->check(CLI::IsMember(models));
+      ->check(model_validator());
   auto* roots =
       cmd->add_option("--roots", o.roots, "Number of search keys (64 for a valid Graph500 run)")
           ->capture_default_str();

@@ -29,6 +29,9 @@ struct GraphOptions {
 };
 void add_graph_options(CLI::App& app, GraphOptions& options);
 
+// Checks a --model value: an exchange model of this build or "all".
+CLI::Validator model_validator();
+
 void add_graph_commands(CLI::App& app, Runner& run);
 void add_match_command(CLI::App& app, Runner& run);
 void add_bfs_command(CLI::App& app, Runner& run);

@@ -176,16 +176,6 @@ void run_match(const Comm& comm, const Invocation& inv, const MatchOptions& mo) 
   if (failed) fail_everywhere("matching check failed (see the check column)");
 }
 
-// --model: a model of this build or "all"; a model this build lacks says why.
-std::string check_model(const std::string& model) {
-  if (model == "all") return {};
-  for (const std::string& m : exchange_models())
-    if (m == model) return {};
-  for (const auto& [name, reason] : unavailable_exchange_models())
-    if (name == model) return reason;
-  return fmt::format("unknown model '{}' ({} or all)", model, fmt::join(exchange_models(), ", "));
-}
-
 }  // namespace
 
 void add_match_command(CLI::App& app, Runner& run) {
@@ -198,9 +188,7 @@ void add_match_command(CLI::App& app, Runner& run) {
   add_graph_options(*cmd, mo.graph);
   static const std::string model_help =
       fmt::format("Communication model: {} or all", fmt::join(exchange_models(), ", "));
-  cmd->add_option("--model", mo.model, model_help)
-      ->check(CLI::Validator(check_model, "MODEL"))
-      ->capture_default_str();
+  cmd->add_option("--model", mo.model, model_help)->check(model_validator())->capture_default_str();
   cmd->add_flag("--check", mo.check,
                 "Verify validity, maximality and identity with the serial greedy matching");
   cmd->add_flag("--profile", mo.profile,

@@ -1,0 +1,25 @@
+// --model options: a model of this build or "all"; a model this build lacks
+// (OpenSHMEM models under MPICH) says why.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "cli/commands.hpp"
+#include "comm/exchange.hpp"
+
+namespace gc::cli {
+
+CLI::Validator model_validator() {
+  return CLI::Validator(
+      [](const std::string& model) -> std::string {
+        if (model == "all") return {};
+        for (const std::string& m : exchange_models())
+          if (m == model) return {};
+        for (const auto& [name, reason] : unavailable_exchange_models())
+          if (name == model) return reason;
+        return fmt::format("unknown model '{}' ({} or all)", model,
+                           fmt::join(exchange_models(), ", "));
+      },
+      "MODEL");
+}
+
+}  // namespace gc::cli
