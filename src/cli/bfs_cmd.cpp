@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/commands.hpp"
 #include "core/output.hpp"
@@ -335,11 +336,10 @@ void add_bfs_command(CLI::App& app, Runner& run) {
   cmd->add_option("--algorithm", o.algorithm,
                   "top-down, replicated or direction-optimizing (default: direction-optimizing)")
       ->check(CLI::IsMember({"top-down", "replicated", "direction-optimizing"}));
-  cmd->add_option("--model", o.model,
-                  fmt::format("Exchange model of the top-down steps, or all (every algorithm and "
-                              "model); default {}",
-                              kDefaultModel))
-      ->check(model_validator());
+  static const std::string model_help = fmt::format(
+      "Exchange model of the top-down steps: {}; or all (every algorithm and model); default {}",
+      fmt::join(exchange_models(), ", "), kDefaultModel);
+  cmd->add_option("--model", o.model, model_help)->check(model_validator());
   auto* roots =
       cmd->add_option("--roots", o.roots, "Number of search keys (64 for a valid Graph500 run)")
           ->capture_default_str();

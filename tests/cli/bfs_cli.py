@@ -61,17 +61,6 @@ def run_ok(launcher, graphcomm, ranks, args):
     return proc.stdout
 
 
-def models_of(graphcomm):
-    """The --model choices of `graphcomm bfs --help` ({a,b,...,all})."""
-    out = subprocess.run([graphcomm, "bfs", "--help"], capture_output=True, text=True,
-                         timeout=RUN_TIMEOUT).stdout
-    line = next(l for l in out.splitlines() if l.strip().startswith("--model"))
-    choices = re.search(r"\{([^}]*)\}", line).group(1).split(",")
-    models = [m.strip() for m in choices if m.strip() != "all"]
-    assert {"nsr", "nsr-agg", "rma", "ncl"} <= set(models), f"--model choices: {models}"
-    return models
-
-
 def bfs_levels(g, root):
     """vertex -> level of every vertex reached from root (0-based ids)."""
     adj = collections.defaultdict(list)
@@ -252,10 +241,12 @@ def main():
     ap.add_argument("--graphcomm", required=True)
     ap.add_argument("--dataset", help="a real graph for the --root 0 --levels check")
     ap.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 3, 4])
+    ap.add_argument("--models", nargs="+", required=True,
+                    help="the exchange models this build has (from CMake)")
     ap.add_argument("launcher", nargs="+")
     args = ap.parse_args()
 
-    models = models_of(args.graphcomm)
+    models = args.models
     configurations = [f"{a}/{m}" for a in ALGORITHMS for m in models] + ["replicated"]
     with tempfile.TemporaryDirectory(prefix="gc-bfs-cli-") as workdir:
         el = os.path.join(workdir, "rmat10.el")
