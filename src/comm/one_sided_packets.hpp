@@ -16,19 +16,20 @@
 //   seal    u64  count (low 32 bits) | stamp (high 32 bits)
 //   sender  u32  the sender's rank
 //   check   u32  hash: CRC-32 of seal, sender and messages; fence: 0
-// Fence writes sender, check and messages, waits for their remote completion
-// (the ordering point), then writes the seal in one atomic 8-byte operation:
-// a packet is complete once its seal is there. Hash writes the whole packet in
-// one put: a packet is complete once its CRC matches. 256 messages (4 KiB of
-// payload) a packet: large enough that a full packet costs one reservation
-// per 256 messages, small enough that the coalescing buffers of a rank with
-// thousands of neighbours stay a few MiB.
+// Fence writes sender, check and messages, then an ordering point
+// (MPI_Win_flush: their remote completion; shmem_fence: delivery in order),
+// then the seal in one atomic 8-byte write: a packet is complete once its seal
+// is there (read with an atomic load). Hash writes the whole packet in one
+// put: a packet is complete once its CRC matches what arrived (a packet read
+// while still landing passes only by a 2^-32 chance: the method's own risk).
+// 256 messages (4 KiB of payload) a packet: one reservation per 256 messages
+// when packets fill, while the coalescing slots of a rank with thousands of
+// neighbours stay a few MiB.
 //
 // Buffers hold zeros wherever nothing was written in their current use: they
-// start zeroed and the receiver zeroes every packet it consumed. So a seal is
-// either 0 or the one its sender wrote, and a packet whose seal or CRC was
-// only partly written never validates with a zero count; the stamp is never 0
-// and carries the phase.
+// start zeroed and the receiver zeroes every packet it consumed. So zeroed or
+// stale memory never validates (the stamp is never 0 and carries the phase),
+// and neither does a seal with a zero count.
 //
 // Sizing: capacity[i] bounds what neighbour i is sent in one phase. A packet
 // holds at least one message, so a phase's packets from a neighbour with

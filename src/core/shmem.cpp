@@ -58,7 +58,7 @@ std::uint64_t parse_size(const std::string& text) {
   const std::uint64_t suggest = std::max(2 * (live_bytes + bytes), kMinimumHeap);
   fail_everywhere(fmt::format(
       "{}: the OpenSHMEM symmetric heap is too small: {} more bytes are needed ({} in use; heap "
-      "{}); set SHMEM_SYMMETRIC_HEAP_SIZE to at least {}M",
+      "{}); set SHMEM_SYMMETRIC_HEAP_SIZE larger, e.g. {}M",
       what, bytes, live_bytes, heap_origin, (suggest + kMiB - 1) / kMiB));
 }
 #endif

@@ -132,7 +132,7 @@ TEST(Exchange, LargePhasesWithReplies) {
 }
 
 TEST(Exchange, ManyTinyPhases) {
-  for (const std::string& model : exchange_models()) run_phases(model, false, 2, 120, true);
+  for (const std::string& model : exchange_models()) run_phases(model, false, 2, 60, true);
 }
 
 // Every rank sends exactly `n` messages to every other rank in each of two
@@ -202,7 +202,7 @@ TEST(Exchange, ExactCapacitiesAtPacketBoundaries) {
 }
 
 TEST(Exchange, AcknowledgedChainsOnePacketPerMessage) {
-  for (const std::string& model : exchange_models()) run_exact(model, 300, true);
+  for (const std::string& model : exchange_models()) run_exact(model, 40, true);
 }
 
 TEST(Exchange, EmptyNeighbourhoodEndsEveryPhase) {
