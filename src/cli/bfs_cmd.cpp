@@ -35,6 +35,7 @@ struct ConfigRun {
   std::uint64_t buffer_bytes_max = 0;
   bfs::Graph500Figures figures;
   std::uint64_t messages = 0, bytes = 0;  // summed over searches and ranks
+  std::uint64_t shared = 0;               // frontier vertices scanned by node peers (hybrid)
   std::string validation = "OK";
   std::vector<bfs::SearchResult> profiles;  // per search, levels only
 };
@@ -85,6 +86,8 @@ void print_single(const ConfigRun& r) {
   out += fmt::format("buffer_bytes_per_rank: {}\n", r.buffer_bytes_max);
   out += fmt::format("mean_messages: {:.6g}\nmean_bytes: {:.6g}\n", r.messages / searches,
                      r.bytes / searches);
+  if (r.config.model == "hybrid")
+    out += fmt::format("mean_shared_vertices: {:.6g}\n", r.shared / searches);
   out += fmt::format("validation: {}\n", r.validation);
   std::fputs(out.c_str(), stdout);
 }
@@ -154,6 +157,7 @@ nlohmann::json run_json(const ConfigRun& r) {
                       {"seconds", r.figures.seconds},
                       {"messages", r.messages},
                       {"bytes", r.bytes},
+                      {"shared_vertices", r.shared},
                       {"validation", r.validation}};
   j["TEPS"].erase("mean");
   j["TEPS"].erase("stddev");
@@ -210,6 +214,7 @@ ConfigRun run_configuration(const Comm& comm, const bfs::BfsGraph& bg,
     run.figures.seconds.push_back(s.seconds);
     run.messages += s.messages;
     run.bytes += s.bytes;
+    run.shared += s.shared;
     if (k == 0 && !levels_path.empty()) write_levels(comm, g, s, levels_path);
     if (o.profile) {
       s.parent.clear();

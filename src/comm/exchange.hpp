@@ -3,7 +3,7 @@
 // messages for neighbour ranks, *evokes* communication progress and
 // *processes* what arrived; the exchange detects termination. One class per
 // communication model implements it (nsr.cpp, rma.cpp, ncl.cpp, rma_fence.cpp,
-// rma_hash.cpp, shmem_fence.cpp, shmem_hash.cpp); a kernel never
+// rma_hash.cpp, shmem_fence.cpp, shmem_hash.cpp, hybrid.cpp); a kernel never
 // touches a model's internals, and a new model is one new file.
 #pragma once
 
@@ -52,6 +52,8 @@ struct Neighborhood {
 // while a neighbour is still finishing phase k; the exchange keeps the phases
 // apart (a message is only ever processed in the phase it was pushed in).
 
+class WorkShare;  // comm/work_share.hpp
+
 class Exchange {
  public:
   virtual ~Exchange() = default;
@@ -64,7 +66,8 @@ class Exchange {
   // Hand every message received so far to `handle`, with the sender's index;
   // the messages of one sender in the order it pushed them (kernels rely on
   // it, as MPI programs rely on non-overtaking). `handle` may push new
-  // messages.
+  // messages. from_index is -1 only for a message a peer pushed through
+  // WorkShare::push_to_rank from outside the neighbourhood.
   virtual void process(const std::function<void(int from_index, const Message&)>& handle) = 0;
   // True once no rank will send anything more in this phase, which then
   // ends. `locally_settled` says this rank's kernel will push nothing more in
@@ -80,6 +83,9 @@ class Exchange {
   // Memory this model holds for communication buffers (windows, symmetric
   // heap, staging and send slots), in bytes, on this rank.
   virtual std::uint64_t buffer_bytes() const { return 0; }
+  // Intra-node work sharing (comm/work_share.hpp), or nullptr: only the
+  // hybrid model has it, and only kernels that ask for it use it.
+  virtual WorkShare* work_share() { return nullptr; }
 
   const CommCounters& counters() const { return counters_; }
   const Neighborhood& neighborhood() const { return neighborhood_; }
@@ -122,6 +128,20 @@ std::unique_ptr<Exchange> make_rma_fence_exchange(const Comm& comm, Neighborhood
 std::unique_ptr<Exchange> make_rma_hash_exchange(const Comm& comm, Neighborhood nb);
 std::unique_ptr<Exchange> make_shmem_fence_exchange(const Comm& comm, Neighborhood nb);
 std::unique_ptr<Exchange> make_shmem_hash_exchange(const Comm& comm, Neighborhood nb);
+
+// hybrid (Jose et al., ISC 2013): MPI for setup and level synchronization
+// (MPI_Ibarrier while processing), OpenSHMEM for data: packets reserved by
+// fetch-and-add in a bounded ring per rank, whose size does not grow with the
+// number of ranks; a tail marker completes a packet; a full ring is flow
+// control; within a node, stores through shmem_ptr and work sharing. See
+// hybrid.cpp. Options exist for tests: a tiny ring, and puts instead of
+// shmem_ptr stores (the path to ranks of other nodes).
+struct HybridOptions {
+  std::uint64_t ring_slots = 0;  // 0: sized from the capacities
+  bool direct = true;            // stores through shmem_ptr where it reaches
+};
+std::unique_ptr<Exchange> make_hybrid_exchange(const Comm& comm, Neighborhood nb,
+                                               HybridOptions options = {});
 
 std::unique_ptr<Exchange> make_exchange(const std::string& model, const Comm& comm,
                                         Neighborhood nb);

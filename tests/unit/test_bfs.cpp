@@ -153,14 +153,25 @@ Directions expect_serial_bfs(const DistGraph& g, const std::vector<vid_t>& roots
   std::vector<Reference> refs;
   for (vid_t root : roots) refs.push_back(serial_bfs(s, root));
   const bfs::BfsGraph bg(comm, g);
+  // Every configuration, and the hybrid ones once more with node peers' work
+  // taken first (so stolen scans are checked whatever the timing).
+  std::vector<std::pair<bfs::Configuration, bool>> runs;
   for (const bfs::Configuration& c : bfs::all_configurations()) {
-    bfs::Bfs engine(comm, bg, c.algorithm, c.model);
+    runs.emplace_back(c, false);
+    if (c.model == "hybrid") runs.emplace_back(c, true);
+  }
+  for (const auto& [c, share_first] : runs) {
+    bfs::Bfs engine(comm, bg, c.algorithm, c.model, share_first);
     EXPECT_EQ(engine.configuration(), c.name());
+    std::uint64_t shared = 0, reached = 0;
     for (std::size_t k = 0; k < roots.size(); ++k) {
       const std::string where =
-          fmt::format("{} at {} ranks, {}, root {}", what, comm.size(), c.name(), roots[k]);
+          fmt::format("{} at {} ranks, {}{}, root {}", what, comm.size(), c.name(),
+                      share_first ? " (share first)" : "", roots[k]);
       const bool profile = k % 2 == 1;
       const bfs::SearchResult r = engine.search(roots[k], profile);
+      shared += r.shared;
+      reached += r.reached;
       const std::string problem = local_mismatch(g, r, refs[k]);
       EXPECT_EQ(problem, "") << where << " (rank " << comm.rank() << ")";
       // Agreed, so that rank 0's summary names the test whichever rank differs.
@@ -191,6 +202,14 @@ Directions expect_serial_bfs(const DistGraph& g, const std::vector<vid_t>& roots
       }
       // Stop this configuration at its first wrong search (the same on all ranks).
       if (!right_everywhere || verdict != "OK") break;
+    }
+    // Peers take first, so with enough frontier vertices some work is shared.
+    if (share_first && comm.size() > 1 && c.algorithm == bfs::Algorithm::top_down &&
+        reached >= 500) {
+      EXPECT_GT(shared, 0u) << what << ", " << c.name() << ": no work was shared";
+    }
+    if (c.model != "hybrid") {
+      EXPECT_EQ(shared, 0u) << what << ", " << c.name();
     }
   }
   return directions;

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "comm/exchange.hpp"
+#include "comm/work_share.hpp"
 #include "core/rng.hpp"
 
 namespace gc {
@@ -23,6 +24,20 @@ namespace {
 const Comm& world() {
   static Comm c = Comm::world();
   return c;
+}
+
+// The models, and the hybrid model with a ring of two slots (so flow control
+// runs all the time), by stores through shmem_ptr and by puts.
+std::vector<std::string> variants() {
+  std::vector<std::string> out = exchange_models();
+  if (GRAPHCOMM_HAVE_OPENSHMEM) out.insert(out.end(), {"hybrid:ring2", "hybrid:ring2-put"});
+  return out;
+}
+std::unique_ptr<Exchange> make_variant(const std::string& name, const Comm& comm,
+                                       const Neighborhood& nb) {
+  if (name == "hybrid:ring2") return make_hybrid_exchange(comm, nb, {2, true});
+  if (name == "hybrid:ring2-put") return make_hybrid_exchange(comm, nb, {2, false});
+  return make_exchange(name, comm, nb);
 }
 
 // The neighbourhood of a rank: a ring plus rank 0 connected to everybody
@@ -57,7 +72,7 @@ void run_phases(const std::string& model, bool complete, std::uint64_t capacity,
   nb.ranks = neighbours_of(me, p, complete);
   // With replies every message may be answered once: twice the capacity.
   nb.capacity.assign(nb.ranks.size(), reply ? 2 * capacity : capacity);
-  std::unique_ptr<Exchange> ex = make_exchange(model, comm, nb);
+  std::unique_ptr<Exchange> ex = make_variant(model, comm, nb);
   const std::uint64_t seed = 42;
   for (int phase = 0; phase < phases; ++phase) {
     // Some ranks run late, so others race into the next phase.
@@ -116,23 +131,23 @@ void run_phases(const std::string& model, bool complete, std::uint64_t capacity,
 }
 
 TEST(Exchange, PhasesOnRingAndHub) {
-  for (const std::string& model : exchange_models()) run_phases(model, false, 50, 7, false);
+  for (const std::string& model : variants()) run_phases(model, false, 50, 7, false);
 }
 
 TEST(Exchange, PhasesOnCompleteGraphWithReplies) {
-  for (const std::string& model : exchange_models()) run_phases(model, true, 200, 5, true);
+  for (const std::string& model : variants()) run_phases(model, true, 200, 5, true);
 }
 
 TEST(Exchange, LargePhases) {
-  for (const std::string& model : exchange_models()) run_phases(model, true, 20000, 3, false);
+  for (const std::string& model : variants()) run_phases(model, true, 20000, 3, false);
 }
 
 TEST(Exchange, LargePhasesWithReplies) {
-  for (const std::string& model : exchange_models()) run_phases(model, true, 3000, 3, true);
+  for (const std::string& model : variants()) run_phases(model, true, 3000, 3, true);
 }
 
 TEST(Exchange, ManyTinyPhases) {
-  for (const std::string& model : exchange_models()) run_phases(model, false, 2, 60, true);
+  for (const std::string& model : variants()) run_phases(model, false, 2, 60, true);
 }
 
 // Every rank sends exactly `n` messages to every other rank in each of two
@@ -148,7 +163,7 @@ void run_exact(const std::string& model, std::uint64_t n, bool chain) {
   nb.ranks = neighbours_of(me, p, true);
   const size_t k = nb.ranks.size();
   nb.capacity.assign(k, chain ? 2 * n : n);  // a chain acknowledges every message
-  std::unique_ptr<Exchange> ex = make_exchange(model, comm, nb);
+  std::unique_ptr<Exchange> ex = make_variant(model, comm, nb);
   const std::string what = fmt::format("{} n={} chain={}", model, n, chain);
   constexpr std::uint64_t kAck = 1ULL << 40;
   for (int phase = 0; phase < 2; ++phase) {
@@ -197,17 +212,17 @@ void run_exact(const std::string& model, std::uint64_t n, bool chain) {
 }
 
 TEST(Exchange, ExactCapacitiesAtPacketBoundaries) {
-  for (const std::string& model : exchange_models())
+  for (const std::string& model : variants())
     for (std::uint64_t n : {1, 255, 256, 257, 512, 513, 1500}) run_exact(model, n, false);
 }
 
 TEST(Exchange, AcknowledgedChainsOnePacketPerMessage) {
-  for (const std::string& model : exchange_models()) run_exact(model, 40, true);
+  for (const std::string& model : variants()) run_exact(model, 40, true);
 }
 
 TEST(Exchange, EmptyNeighbourhoodEndsEveryPhase) {
-  for (const std::string& model : exchange_models()) {
-    std::unique_ptr<Exchange> ex = make_exchange(model, world(), Neighborhood{});
+  for (const std::string& model : variants()) {
+    std::unique_ptr<Exchange> ex = make_variant(model, world(), Neighborhood{});
     for (int phase = 0; phase < 4; ++phase) {
       ex->evoke();
       ex->process([](int, const Message&) { FAIL() << "nothing was sent"; });
@@ -218,6 +233,78 @@ TEST(Exchange, EmptyNeighbourhoodEndsEveryPhase) {
       }
     }
   }
+}
+
+// The hybrid model's work sharing: every item a rank offers in a phase is
+// claimed exactly once by the ranks of its node, an offer is gone when its
+// phase ends, tables are readable by node peers, and push_to_rank reaches
+// ranks outside the neighbourhood (seen with from_index -1).
+TEST(Exchange, HybridWorkShareClaimsEachItemOnce) {
+  if (!GRAPHCOMM_HAVE_OPENSHMEM) GTEST_SKIP() << "no OpenSHMEM in this build";
+  const Comm& comm = world();
+  const int p = comm.size(), me = comm.rank();
+  Neighborhood nb;
+  nb.ranks = neighbours_of(me, p, false);
+  nb.capacity.assign(nb.ranks.size(), 4);
+  std::unique_ptr<Exchange> ex = make_exchange("hybrid", comm, nb);
+  WorkShare* ws = ex->work_share();
+  ASSERT_NE(ws, nullptr);
+  ASSERT_EQ(ws->peers().size(), static_cast<size_t>(p - 1)) << "one node: every rank a peer";
+  constexpr std::uint64_t kMaxItems = 2000;
+  const int table = ws->add_table((500 + 37 * me) * sizeof(std::uint64_t));
+  for (std::uint64_t phase = 0; phase < 3; ++phase) {
+    const auto items = [&](int r) {
+      return 100 + 37 * static_cast<std::uint64_t>(r) + 200 * phase;
+    };
+    auto* mine = reinterpret_cast<std::uint64_t*>(ws->table(table));
+    for (std::uint64_t i = 0; i < items(me); ++i)
+      mine[i] = phase << 32 | static_cast<unsigned>(me) << 16 | i;
+    comm.barrier();
+    for (int r = 0; r < p; ++r)
+      ASSERT_FALSE(ws->claim(r, 5).has_value())
+          << "rank " << r << " has not offered in phase " << phase;
+    comm.barrier();
+    ws->offer(items(me));
+    comm.barrier();
+    std::vector<std::uint64_t> counts(static_cast<size_t>(p) * kMaxItems, 0), total(counts.size());
+    for (int k = 0; k < p; ++k) {
+      const int r = (me + k) % p;
+      const auto* theirs = reinterpret_cast<const std::uint64_t*>(ws->peer_table(table, r));
+      while (auto chunk = ws->claim(r, 7)) {
+        ASSERT_LE(chunk->second, items(r));
+        for (std::uint64_t i = chunk->first; i < chunk->second; ++i) {
+          ASSERT_EQ(theirs[i], phase << 32 | static_cast<unsigned>(r) << 16 | i);
+          ++counts[static_cast<size_t>(r) * kMaxItems + i];
+        }
+      }
+    }
+    MPI_Allreduce(counts.data(), total.data(), static_cast<int>(counts.size()), MPI_UINT64_T,
+                  MPI_SUM, comm.get());
+    for (int r = 0; r < p; ++r)
+      for (std::uint64_t i = 0; i < kMaxItems; ++i)
+        ASSERT_EQ(total[static_cast<size_t>(r) * kMaxItems + i], i < items(r) ? 1u : 0u)
+            << "phase " << phase << ": item " << i << " of rank " << r;
+    // Everybody tells everybody else its rank, neighbour or not.
+    for (int r = 0; r < p; ++r)
+      if (r != me) ws->push_to_rank(r, Message{phase, static_cast<std::uint64_t>(me)});
+    std::vector<int> heard(static_cast<size_t>(p), 0);
+    auto handle = [&](int from, const Message& m) {
+      const int sender = static_cast<int>(m.second);
+      const auto at = std::find(nb.ranks.begin(), nb.ranks.end(), sender);
+      EXPECT_EQ(from, at == nb.ranks.end() ? -1 : static_cast<int>(at - nb.ranks.begin()));
+      EXPECT_EQ(m.first, phase);
+      ++heard[static_cast<size_t>(sender)];
+    };
+    const double deadline = MPI_Wtime() + 60;
+    while (true) {
+      ex->evoke();
+      ex->process(handle);
+      if (ex->done(true)) break;
+      ASSERT_LT(MPI_Wtime(), deadline) << "phase " << phase << " does not end";
+    }
+    for (int r = 0; r < p; ++r) EXPECT_EQ(heard[static_cast<size_t>(r)], r == me ? 0 : 1);
+  }
+  EXPECT_GT(ex->buffer_bytes(), 0u);
 }
 
 }  // namespace

@@ -8,7 +8,10 @@
 //   Graph500 reference `mpi_simple` design; the one-sided designs of Boothe &
 //   George and Jose et al. are exchange models in comm/). A rank pushes each
 //   ghost at most once per search: a pushed ghost is reached at the next
-//   level whatever its owner decides.
+//   level whatever its owner decides. Over the hybrid model, ranks of a node
+//   also share the scan (Jose et al.'s intra-node load balancing): each
+//   offers its frontier, and a rank done with its own takes chunks of its
+//   peers' through shmem_ptr (comm/work_share.hpp).
 // - replicated: bottom-up steps over a frontier bitmap replicated on every
 //   rank by MPI_Allgather each level (the Graph500 reference `replicated`):
 //   every unreached owned vertex looks for a neighbour in the frontier.
@@ -29,6 +32,8 @@
 
 #include <fmt/format.h>
 
+#include "comm/work_share.hpp"
+
 namespace gc::bfs {
 
 namespace {
@@ -37,6 +42,8 @@ constexpr std::uint64_t kAlpha = 15, kBeta = 18;
 // Async models: evoke/process this often (edges scanned) during a top-down
 // scan, so arrivals are handled while the scan goes on.
 constexpr std::uint64_t kProgressEvery = 4096;
+// hybrid: frontier vertices claimed at a time from a rank's shared frontier.
+constexpr std::uint64_t kShareChunk = 32;
 
 Neighborhood bfs_neighborhood(const DistGraph& g) {
   // A rank pushes each ghost at most once per search, hence per level.
@@ -86,18 +93,40 @@ std::vector<Configuration> all_configurations() {
 
 class Bfs::Impl {
  public:
-  Impl(const Comm& comm, const BfsGraph& bg, Algorithm algorithm, const std::string& model)
-      : comm_(comm), bg_(bg), g_(bg.g), algorithm_(algorithm), model_(model) {
+  Impl(const Comm& comm, const BfsGraph& bg, Algorithm algorithm, const std::string& model,
+       bool share_first)
+      : comm_(comm),
+        bg_(bg),
+        g_(bg.g),
+        algorithm_(algorithm),
+        model_(model),
+        share_first_(share_first) {
     if (algorithm != Algorithm::replicated)
       exchange_ = make_exchange(model, comm, bfs_neighborhood(g_));
     level_.resize(bg.owned);
     parent_.resize(bg.owned);
     if (exchange_) ghost_pushed_.resize(g_.ghost_count());
+    if (exchange_ && exchange_->work_share()) share_graph(*exchange_->work_share());
     if (algorithm != Algorithm::top_down) {
       frontier_bits_.resize(bg.bitmap_words);
       if (!bg.aligned) gathered_.resize(bg.gathered_words);
     }
     total_edges_ = sum_over_ranks(comm, static_cast<std::uint64_t>(bg.local_targets.size()));
+  }
+
+  // hybrid: the tables node peers read to take frontier work: this rank's
+  // rows (offsets, global targets) and, each level, its frontier.
+  void share_graph(WorkShare& ws) {
+    share_ = &ws;
+    offsets_table_ = ws.add_table((bg_.owned + 1) * sizeof(eid_t));
+    targets_table_ = ws.add_table(bg_.global_targets.size() * sizeof(std::uint32_t));
+    frontier_table_ = ws.add_table(bg_.owned * sizeof(std::uint32_t));
+    std::copy(bg_.offsets.begin(), bg_.offsets.end(),
+              reinterpret_cast<eid_t*>(ws.table(offsets_table_)));
+    std::copy(bg_.global_targets.begin(), bg_.global_targets.end(),
+              reinterpret_cast<std::uint32_t*>(ws.table(targets_table_)));
+    if (!ws.peers().empty()) stolen_pushed_.resize((g_.global_vertex_count() + 63) / 64);
+    comm_.barrier();  // peers read the rows only once they are there
   }
 
   std::uint64_t buffer_bytes() const { return exchange_ ? exchange_->buffer_bytes() : 0; }
@@ -109,8 +138,10 @@ class Bfs::Impl {
     std::fill(level_.begin(), level_.end(), kUnreached);
     std::fill(parent_.begin(), parent_.end(), kNoParent);
     std::fill(ghost_pushed_.begin(), ghost_pushed_.end(), 0);
+    std::fill(stolen_pushed_.begin(), stolen_pushed_.end(), 0);
     frontier_.clear();
     const std::uint64_t messages_before = exchange_ ? exchange_->counters().messages() : 0;
+    const std::uint64_t shared_before = share_ ? share_->items_taken() : 0;
     const std::uint64_t bytes_before = exchange_ ? exchange_->counters().bytes() : 0;
     std::vector<double> level_seconds;
     std::vector<std::uint64_t> level_messages, level_bytes, level_frontier;
@@ -174,16 +205,18 @@ class Bfs::Impl {
     comm_.barrier();
     result.seconds = max_over_ranks(comm_, local_seconds);
 
-    std::uint64_t counts[3] = {0, 0, 0}, sums[3];
+    std::uint64_t counts[4] = {0, 0, 0, 0}, sums[4];
     if (exchange_) {
       counts[0] = exchange_->counters().messages() - messages_before;
       counts[1] = exchange_->counters().bytes() - bytes_before;
     }
     for (lid_t v = 0; v < bg_.owned; ++v) counts[2] += level_[v] != kUnreached;
-    MPI_Allreduce(counts, sums, 3, MPI_UINT64_T, MPI_SUM, comm_.get());
+    if (share_) counts[3] = share_->items_taken() - shared_before;
+    MPI_Allreduce(counts, sums, 4, MPI_UINT64_T, MPI_SUM, comm_.get());
     result.messages = sums[0];
     result.bytes = sums[1];
     result.reached = sums[2];
+    result.shared = sums[3];
     if (profile)
       result.levels = summarize_levels(level_seconds, level_messages, level_bytes, level_frontier,
                                        level_bottom_up);
@@ -213,29 +246,27 @@ class Bfs::Impl {
 
   void top_down_step() {
     Exchange& ex = *exchange_;
-    const lid_t owned = bg_.owned;
     const vid_t first = g_.first_owned();
     auto handle = [&](int, const Message& m) { visit(m.first - first, m.second); };
-    const bool overlap = ex.local_progress();
-    std::uint64_t since = 0;
-    for (std::uint32_t u : frontier_) {
-      const vid_t gu = first + u;
-      const eid_t end = bg_.offsets[u + 1];
-      for (eid_t e = bg_.offsets[u]; e < end; ++e) {
-        const std::uint32_t t = bg_.local_targets[e];
-        if (t < owned) {
-          visit(t, gu);
-        } else if (!ghost_pushed_[t - owned]) {
-          ghost_pushed_[t - owned] = 1;
-          ex.push(static_cast<int>(bg_.ghost_nbr[t - owned]), Message{g_.global_id(t), gu});
-        }
-      }
-      since += end - bg_.offsets[u];
-      if (overlap && since >= kProgressEvery) {
-        ex.evoke();
-        ex.process(handle);
-        since = 0;
-      }
+    since_progress_ = 0;
+    if (share_) {
+      // hybrid: offer the frontier, scan it a chunk at a time, then take
+      // chunks of the node peers' frontiers while they have some left.
+      std::copy(frontier_.begin(), frontier_.end(),
+                reinterpret_cast<std::uint32_t*>(share_->table(frontier_table_)));
+      share_->offer(frontier_.size());
+      auto own = [&] {
+        while (auto chunk = share_->claim(comm_.rank(), kShareChunk))
+          scan_own(chunk->first, chunk->second, handle);
+      };
+      if (share_first_) comm_.barrier();  // every offer is there before anyone takes
+      if (!share_first_) own();
+      for (int peer : share_->peers())
+        while (auto chunk = share_->claim(peer, kShareChunk))
+          scan_peer(peer, chunk->first, chunk->second, handle);
+      if (share_first_) own();
+    } else {
+      scan_own(0, frontier_.size(), handle);
     }
     while (true) {
       ex.evoke();
@@ -244,6 +275,75 @@ class Bfs::Impl {
     }
     // The next scan must visit the frontier in increasing id (smallest parent first).
     std::sort(next_.begin(), next_.end());
+  }
+
+  // Scans frontier_[begin, end): local neighbours visited, each ghost pushed
+  // to its owner once per search.
+  template <typename Handle>
+  void scan_own(std::uint64_t begin, std::uint64_t end, const Handle& handle) {
+    Exchange& ex = *exchange_;
+    const lid_t owned = bg_.owned;
+    const vid_t first = g_.first_owned();
+    for (std::uint64_t i = begin; i < end; ++i) {
+      const std::uint32_t u = frontier_[i];
+      const vid_t gu = first + u;
+      const eid_t stop = bg_.offsets[u + 1];
+      for (eid_t e = bg_.offsets[u]; e < stop; ++e) {
+        const std::uint32_t t = bg_.local_targets[e];
+        if (t < owned) {
+          visit(t, gu);
+        } else if (!ghost_pushed_[t - owned]) {
+          ghost_pushed_[t - owned] = 1;
+          ex.push(static_cast<int>(bg_.ghost_nbr[t - owned]), Message{g_.global_id(t), gu});
+        }
+      }
+      progress(stop - bg_.offsets[u], handle);
+    }
+  }
+
+  // Scans items [begin, end) of node peer `peer`'s frontier through its
+  // shared tables: this rank's vertices visited, every other target pushed
+  // to its owner, at most once per search by this rank's stolen work (the
+  // peer's own marks are not shared: an owner may be offered a vertex by
+  // both and keeps the smaller parent). Within a level this rank takes
+  // peers in increasing rank and each peer's chunks in increasing order, so
+  // its first stolen offer of a vertex has the smallest parent it could
+  // offer: the tree stays the canonical one.
+  template <typename Handle>
+  void scan_peer(int peer, std::uint64_t begin, std::uint64_t end, const Handle& handle) {
+    const auto* offsets = reinterpret_cast<const eid_t*>(share_->peer_table(offsets_table_, peer));
+    const auto* targets =
+        reinterpret_cast<const std::uint32_t*>(share_->peer_table(targets_table_, peer));
+    const auto* frontier =
+        reinterpret_cast<const std::uint32_t*>(share_->peer_table(frontier_table_, peer));
+    const Distribution& dist = g_.distribution();
+    const vid_t peer_first = dist.begin(peer);
+    const vid_t first = g_.first_owned(), last = first + bg_.owned;
+    for (std::uint64_t i = begin; i < end; ++i) {
+      const std::uint32_t u = frontier[i];
+      const vid_t gu = peer_first + u;
+      const eid_t stop = offsets[u + 1];
+      for (eid_t e = offsets[u]; e < stop; ++e) {
+        const vid_t w = targets[e];
+        if (w >= first && w < last) {
+          visit(w - first, gu);
+        } else if (!(stolen_pushed_[w >> 6] >> (w & 63) & 1)) {
+          stolen_pushed_[w >> 6] |= std::uint64_t{1} << (w & 63);
+          share_->push_to_rank(dist.owner_of(w), Message{w, gu});
+        }
+      }
+      progress(stop - offsets[u], handle);
+    }
+  }
+
+  // Async models: handle arrivals every kProgressEvery edges scanned.
+  template <typename Handle>
+  void progress(std::uint64_t edges, const Handle& handle) {
+    since_progress_ += edges;
+    if (since_progress_ < kProgressEvery || !exchange_->local_progress()) return;
+    exchange_->evoke();
+    exchange_->process(handle);
+    since_progress_ = 0;
   }
 
   // The frontier as a bitmap of global ids on every rank: each rank's words
@@ -323,6 +423,7 @@ class Bfs::Impl {
   const DistGraph& g_;
   Algorithm algorithm_;
   std::string model_;
+  bool share_first_;
   std::unique_ptr<Exchange> exchange_;
   std::vector<std::int32_t> level_;
   std::vector<vid_t> parent_;
@@ -331,13 +432,18 @@ class Bfs::Impl {
   std::vector<std::uint64_t> frontier_bits_;    // replicated bitmap (bottom-up)
   std::vector<std::uint64_t> gathered_;         // unaligned ranges: every rank's words
   std::uint64_t total_edges_ = 0, previous_frontier_ = 0;
+  std::uint64_t since_progress_ = 0;          // edges scanned since the last evoke
+  WorkShare* share_ = nullptr;                // hybrid's intra-node work sharing
+  std::vector<std::uint64_t> stolen_pushed_;  // per global vertex: pushed by stolen work
+  int offsets_table_ = -1, targets_table_ = -1, frontier_table_ = -1;
   std::int32_t level_now_ = 0;
 };
 
-Bfs::Bfs(const Comm& comm, const BfsGraph& bg, Algorithm algorithm, const std::string& model) {
+Bfs::Bfs(const Comm& comm, const BfsGraph& bg, Algorithm algorithm, const std::string& model,
+         bool share_first) {
   comm.barrier();
   const double start = MPI_Wtime();
-  impl_ = std::make_unique<Impl>(comm, bg, algorithm, model);
+  impl_ = std::make_unique<Impl>(comm, bg, algorithm, model, share_first);
   setup_seconds_ = max_over_ranks(comm, MPI_Wtime() - start);
 }
 Bfs::~Bfs() = default;

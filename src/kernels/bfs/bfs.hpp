@@ -43,6 +43,7 @@ struct SearchResult {
   std::uint64_t messages = 0;        // sum over ranks
   std::uint64_t bytes = 0;           // sum over ranks
   std::uint64_t reached = 0;         // vertices in the tree (global)
+  std::uint64_t shared = 0;          // frontier vertices scanned by a node peer (hybrid)
   std::vector<LevelFigures> levels;  // filled when profiling
 };
 
@@ -72,7 +73,10 @@ struct BfsGraph {
 // every search.
 class Bfs {
  public:
-  Bfs(const Comm& comm, const BfsGraph& bg, Algorithm algorithm, const std::string& model);
+  // `share_first` (tests): over the hybrid model, take node peers' frontier
+  // work before this rank's own, so work sharing happens whatever the timing.
+  Bfs(const Comm& comm, const BfsGraph& bg, Algorithm algorithm, const std::string& model,
+      bool share_first = false);
   ~Bfs();
   Bfs(const Bfs&) = delete;
   Bfs& operator=(const Bfs&) = delete;
