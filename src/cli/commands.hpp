@@ -35,5 +35,6 @@ CLI::Validator model_validator();
 void add_graph_commands(CLI::App& app, Runner& run);
 void add_match_command(CLI::App& app, Runner& run);
 void add_bfs_command(CLI::App& app, Runner& run);
+void add_nbr_command(CLI::App& app, Runner& run);
 
 }  // namespace gc::cli

@@ -43,7 +43,6 @@
 #include <cstring>
 #include <deque>
 #include <memory>
-#include <thread>
 
 #include <sched.h>
 #include <shmem.h>
@@ -51,6 +50,7 @@
 #include <fmt/format.h>
 
 #include "comm/exchange.hpp"
+#include "comm/phase_barrier.hpp"
 #include "comm/work_share.hpp"
 #include "core/shmem.hpp"
 
@@ -105,7 +105,7 @@ class HybridExchange final : public Exchange, public WorkShare {
     MPI_Comm_compare(comm.get(), MPI_COMM_WORLD, &relation);
     if (relation != MPI_IDENT && relation != MPI_CONGRUENT)
       fail_everywhere("hybrid: OpenSHMEM models run on all ranks of the job only");
-    comm_dup_ = comm.dup();
+    barrier_ = PhaseBarrier(comm);
     const size_t p = static_cast<size_t>(comm.size());
     index_of_rank_.assign(p, -1);
     for (size_t i = 0; i < neighborhood_.ranks.size(); ++i)
@@ -132,10 +132,7 @@ class HybridExchange final : public Exchange, public WorkShare {
     open_.assign(p, nullptr);
     open_count_.assign(p, 0);
     known_consumed_.assign(p, 0);
-    MPI_Comm shared;
-    MPI_Comm_split_type(comm.get(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
-    const Comm node = Comm::adopt(shared);
-    oversubscribed_ = static_cast<unsigned>(node.size()) > std::thread::hardware_concurrency();
+    oversubscribed_ = node_oversubscribed(comm);
     setup_seconds_ = MPI_Wtime() - start;
   }
 
@@ -181,13 +178,11 @@ class HybridExchange final : public Exchange, public WorkShare {
       write_waiting();
       if (!waiting_.empty()) return false;  // the kernel keeps processing meanwhile
       if (remote_readers_) shmem_quiet();
-      MPI_Ibarrier(comm_dup_.get(), &barrier_);
+      barrier_.enter();
       state_ = State::closing;
     }
     if (state_ == State::closing) {
-      int flag = 0;
-      MPI_Test(&barrier_, &flag, MPI_STATUS_IGNORE);
-      if (!flag) return false;
+      if (!barrier_.completed()) return false;
       state_ = State::draining;
     }
     // Every packet of this phase is written; any left must be processed first.
@@ -386,7 +381,6 @@ class HybridExchange final : public Exchange, public WorkShare {
   }
 
   int me_;
-  Comm comm_dup_;  // the level synchronization's own context
   std::vector<int> index_of_rank_;
   std::uint64_t slots_ = 0;
   SymmetricBlock ring_;
@@ -408,7 +402,7 @@ class HybridExchange final : public Exchange, public WorkShare {
 
   std::uint64_t phase_ = 0;
   State state_ = State::active;
-  MPI_Request barrier_ = MPI_REQUEST_NULL;
+  PhaseBarrier barrier_;  // ends a phase (the paper's level synchronization)
   std::uint64_t consumed_ = 0;
 };
 

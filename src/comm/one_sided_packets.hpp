@@ -54,7 +54,6 @@
 #include <cstring>
 #include <exception>
 #include <span>
-#include <thread>
 
 #include <sched.h>
 
@@ -62,6 +61,7 @@
 #include <zlib.h>
 
 #include "comm/exchange.hpp"
+#include "comm/phase_barrier.hpp"
 #include "core/shmem.hpp"
 
 #if GRAPHCOMM_HAVE_OPENSHMEM
@@ -167,13 +167,11 @@ class PacketExchange : public Exchange {
       if (!locally_settled) return false;
       send_partial_packets();
       if (issued_) complete_all();
-      MPI_Ibarrier(comm_dup_.get(), &barrier_);
+      barrier_.enter();
       state_ = State::closing;
     }
     if (state_ == State::closing) {
-      int flag = 0;
-      MPI_Test(&barrier_, &flag, MPI_STATUS_IGNORE);
-      if (!flag) return false;
+      if (!barrier_.completed()) return false;
       state_ = State::draining;
     }
     // Every write of this phase is complete: the counter is final and every
@@ -196,7 +194,7 @@ class PacketExchange : public Exchange {
   PacketExchange(const Comm& comm, Neighborhood nb, packets::Seal seal)
       : Exchange(comm, std::move(nb)), seal_(seal) {
     const double start = MPI_Wtime();
-    comm_dup_ = comm.dup();
+    barrier_ = PhaseBarrier(comm);
     topology_ = comm.dist_graph_adjacent(neighborhood_.ranks);
     const size_t k = neighborhood_.ranks.size();
     index_of_rank_.assign(static_cast<size_t>(comm.size()), -1);
@@ -217,10 +215,7 @@ class PacketExchange : public Exchange {
     open_.assign(k, nullptr);
     open_count_.assign(k, 0);
     sent_.assign(k, 0);
-    MPI_Comm shared;
-    MPI_Comm_split_type(comm.get(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
-    const Comm node = Comm::adopt(shared);
-    oversubscribed_ = static_cast<unsigned>(node.size()) > std::thread::hardware_concurrency();
+    oversubscribed_ = node_oversubscribed(comm);
     setup_seconds_ = MPI_Wtime() - start;
   }
 
@@ -348,7 +343,6 @@ class PacketExchange : public Exchange {
   }
 
   packets::Seal seal_;
-  Comm comm_dup_;  // the termination barrier's own context
   Comm topology_;
   std::vector<int> index_of_rank_;
   std::uint64_t phase_bytes_ = 0, remote_bytes_ = 0;
@@ -366,7 +360,7 @@ class PacketExchange : public Exchange {
 
   std::uint64_t phase_ = 0;
   State state_ = State::active;
-  MPI_Request barrier_ = MPI_REQUEST_NULL;
+  PhaseBarrier barrier_;
   std::uint64_t read_ = 0;  // position in this parity's receive buffer
 };
 

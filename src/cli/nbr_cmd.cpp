@@ -1,0 +1,307 @@
+// graphcomm nbr bench: collaborative neighborhood collectives (nbr/) against
+// the MPI library's own, per message size, on a chosen process topology.
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "core/output.hpp"
+#include "graph/dist_graph.hpp"
+#include "nbr/collectives.hpp"
+#include "nbr/topologies.hpp"
+
+namespace gc::cli {
+
+namespace {
+
+struct NbrOptions {
+  std::string topology, collective = "allgather", k = "auto", mode = "agnostic";
+  std::string sizes = "4,64,1024,4096", json;
+  bool nonblocking = false, check = false;
+  int theta = 0, ranks_per_node = 0, iters = 100, repeat = 3;
+  std::uint64_t seed = 1;
+};
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string part; std::getline(in, part, sep);) out.push_back(part);
+  return out;
+}
+
+double number(const std::string& text, const std::string& what) {
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size())
+    fail_everywhere(fmt::format("{}: '{}' is not a number", what, text));
+  return v;
+}
+
+// This rank's neighbour lists for --topology.
+void topology_lists(const Comm& comm, const NbrOptions& o, std::vector<int>& sources,
+                    std::vector<int>& destinations) {
+  const std::string& t = o.topology;
+  const auto colon = t.find(':');
+  const std::string kind = t.substr(0, colon),
+                    rest = colon == std::string::npos ? "" : t.substr(colon + 1);
+  if (kind == "moore") {
+    const auto parts = split(rest, ':');
+    if (parts.size() != 2) fail_everywhere(fmt::format("--topology {}: expected moore:D:R", t));
+    const double d = number(parts[0], "moore D"), r = number(parts[1], "moore R");
+    if (d != static_cast<int>(d) || r != static_cast<int>(r) || d < 1 || d > 6 || r < 1 || r > 8)
+      fail_everywhere(fmt::format("--topology {}: D must be 1 to 6 and R 1 to 8", t));
+    nbr::local_lists(nbr::moore_topology(comm.size(), static_cast<int>(d), static_cast<int>(r)),
+                     comm.rank(), sources, destinations);
+  } else if (kind == "random") {
+    nbr::local_lists(nbr::random_topology(comm.size(), number(rest, "random density"), o.seed),
+                     comm.rank(), sources, destinations);
+  } else if (kind == "file") {
+    nbr::local_lists(nbr::file_topology(comm.get(), rest), comm.rank(), sources, destinations);
+  } else if (kind == "graph") {
+    // The process graph of a distributed graph: the ranks sharing cut edges.
+    LoadOptions lo;
+    lo.seed = o.seed;
+    const LoadedGraph loaded = load_graph(comm, rest, lo);
+    sources = destinations = loaded.graph.ghost_relation().ranks;
+  } else {
+    fail_everywhere(
+        fmt::format("--topology {}: expected moore:D:R, random:DELTA, file:PATH or graph:SPEC", t));
+  }
+}
+
+// One collective call on `bytes` per block, by the library (`ours` null) or
+// by the plan; `nonblocking`: started, then waited on.
+class Caller {
+ public:
+  Caller(MPI_Comm comm, const std::string& collective, std::uint64_t bytes, int me)
+      : comm_(comm), collective_(collective) {
+    const nbr::Topology t = nbr::topology_of(comm);
+    const size_t in = t.sources.size(), out = t.destinations.size();
+    const int n = static_cast<int>(bytes);
+    // Never empty: Open MPI refuses null arrays even for no neighbours.
+    sendcounts_.assign(std::max<size_t>(out, 1), n);
+    recvcounts_.assign(std::max<size_t>(in, 1), n);
+    for (size_t j = 0; j < sendcounts_.size(); ++j) sdispls_.push_back(static_cast<int>(j) * n);
+    for (size_t i = 0; i < recvcounts_.size(); ++i) rdispls_.push_back(static_cast<int>(i) * n);
+    send_.resize(std::max<size_t>(out, 1) * bytes);
+    for (size_t x = 0; x < send_.size(); ++x)
+      send_[x] = static_cast<char>((me * 131 + static_cast<int>(x) * 7) & 0x7f);
+    recv_.assign(std::max<size_t>(in, 1) * bytes, 0);
+    n_ = n;
+  }
+
+  void call(nbr::Collectives* ours, bool nonblocking) {
+    const bool v = collective_.back() == 'v';
+    const bool gather = collective_.starts_with("allgather");
+    if (!ours) {
+      MPI_Request r = MPI_REQUEST_NULL;
+      if (gather && !v) {
+        if (nonblocking)
+          MPI_Ineighbor_allgather(send_.data(), n_, MPI_BYTE, recv_.data(), n_, MPI_BYTE, comm_,
+                                  &r);
+        else
+          MPI_Neighbor_allgather(send_.data(), n_, MPI_BYTE, recv_.data(), n_, MPI_BYTE, comm_);
+      } else if (gather) {
+        if (nonblocking)
+          MPI_Ineighbor_allgatherv(send_.data(), n_, MPI_BYTE, recv_.data(), recvcounts_.data(),
+                                   rdispls_.data(), MPI_BYTE, comm_, &r);
+        else
+          MPI_Neighbor_allgatherv(send_.data(), n_, MPI_BYTE, recv_.data(), recvcounts_.data(),
+                                  rdispls_.data(), MPI_BYTE, comm_);
+      } else if (!v) {
+        if (nonblocking)
+          MPI_Ineighbor_alltoall(send_.data(), n_, MPI_BYTE, recv_.data(), n_, MPI_BYTE, comm_, &r);
+        else
+          MPI_Neighbor_alltoall(send_.data(), n_, MPI_BYTE, recv_.data(), n_, MPI_BYTE, comm_);
+      } else {
+        if (nonblocking)
+          MPI_Ineighbor_alltoallv(send_.data(), sendcounts_.data(), sdispls_.data(), MPI_BYTE,
+                                  recv_.data(), recvcounts_.data(), rdispls_.data(), MPI_BYTE,
+                                  comm_, &r);
+        else
+          MPI_Neighbor_alltoallv(send_.data(), sendcounts_.data(), sdispls_.data(), MPI_BYTE,
+                                 recv_.data(), recvcounts_.data(), rdispls_.data(), MPI_BYTE,
+                                 comm_);
+      }
+      if (nonblocking) MPI_Wait(&r, MPI_STATUS_IGNORE);
+      return;
+    }
+    nbr::Request r;
+    if (gather && !v)
+      r = ours->iallgather(send_.data(), n_, MPI_BYTE, recv_.data(), n_, MPI_BYTE);
+    else if (gather)
+      r = ours->iallgatherv(send_.data(), n_, MPI_BYTE, recv_.data(), recvcounts_.data(),
+                            rdispls_.data(), MPI_BYTE);
+    else if (!v)
+      r = ours->ialltoall(send_.data(), n_, MPI_BYTE, recv_.data(), n_, MPI_BYTE);
+    else
+      r = ours->ialltoallv(send_.data(), sendcounts_.data(), sdispls_.data(), MPI_BYTE,
+                           recv_.data(), recvcounts_.data(), rdispls_.data(), MPI_BYTE);
+    r.wait();  // the blocking calls are exactly this
+  }
+
+  const std::vector<char>& received() const { return recv_; }
+  void clear() { std::fill(recv_.begin(), recv_.end(), 0); }
+
+ private:
+  MPI_Comm comm_;
+  std::string collective_;
+  int n_ = 0;
+  std::vector<int> sendcounts_, sdispls_, recvcounts_, rdispls_;
+  std::vector<char> send_, recv_;
+};
+
+// Seconds per call (max over ranks of this rank's average over `iters`).
+double time_calls(const Comm& comm, Caller& caller, nbr::Collectives* ours, bool nonblocking,
+                  int iters) {
+  comm.barrier();
+  const double start = MPI_Wtime();
+  for (int i = 0; i < iters; ++i) caller.call(ours, nonblocking);
+  return max_over_ranks(comm, (MPI_Wtime() - start) / iters);
+}
+
+void run_nbr_bench(const Comm& comm, const Invocation& inv, const NbrOptions& o) {
+  nbr::PlanOptions po;
+  po.k = o.k == "auto" ? 0 : static_cast<int>(number(o.k, "--k"));
+  if (o.k != "auto" && (po.k < 2 || po.k > 4)) fail_everywhere("--k: 2, 3, 4 or auto");
+  po.theta = o.theta;
+  po.mode = nbr::parse_mode(o.mode);
+  po.ranks_per_node = o.ranks_per_node;
+  std::vector<std::uint64_t> sizes;
+  for (const std::string& s : split(o.sizes, ',')) {
+    const double v = number(s, "--sizes");
+    if (v < 1 || v > (1 << 24) || v != static_cast<std::uint64_t>(v))
+      fail_everywhere(fmt::format("--sizes: {} is not a size in bytes from 1 to 16 MiB", s));
+    sizes.push_back(static_cast<std::uint64_t>(v));
+  }
+  std::vector<int> sources, destinations;
+  topology_lists(comm, o, sources, destinations);
+  const Comm graph = Comm::adopt(nbr::make_dist_graph(comm.get(), sources, destinations));
+  Progress::say(comm, "building the plan");
+  nbr::Collectives ours(graph.get(), po);
+  const nbr::PlanFigures& f = ours.plan().figures;
+  const double p = comm.size();
+  const double hyperedges = static_cast<double>(sum_over_ranks(comm, f.hyperedges)) / p;
+  const auto groups = sum_over_ranks(comm, f.groups);
+  const double messages = static_cast<double>(sum_over_ranks(comm, f.messages)) / p;
+  const double default_messages = static_cast<double>(sum_over_ranks(comm, f.default_messages)) / p;
+  const double build = max_over_ranks(comm, f.build_seconds);
+  const int steps = max_over_ranks(comm, f.steps);
+
+  nlohmann::json rows = nlohmann::json::array();
+  std::string table = fmt::format("{:>9} {:>12} {:>12} {:>9}  {}\n", "bytes", "default_us",
+                                  "ours_us", "speedup", "check");
+  for (std::uint64_t bytes : sizes) {
+    Progress::say(comm, "{} bytes", bytes);
+    Caller caller(graph.get(), o.collective, bytes, comm.rank());
+    std::string check = "-";
+    if (o.check) {
+      caller.call(nullptr, false);
+      const std::vector<char> want = caller.received();
+      caller.clear();
+      caller.call(&ours, o.nonblocking);
+      const bool same = want == caller.received();
+      check = max_over_ranks(comm, same ? 0 : 1) == 0 ? "OK" : "FAIL";
+      if (check != "OK")
+        fail_everywhere(fmt::format("nbr bench: {} of {} bytes differs from the library's {}",
+                                    o.collective, bytes, o.collective));
+    }
+    const int warmup = std::max(1, o.iters / 10);
+    time_calls(comm, caller, nullptr, o.nonblocking, warmup);
+    time_calls(comm, caller, &ours, o.nonblocking, warmup);
+    // Interleaved repetitions; the median of each.
+    std::vector<double> library, mine;
+    for (int r = 0; r < o.repeat; ++r) {
+      library.push_back(time_calls(comm, caller, nullptr, o.nonblocking, o.iters));
+      mine.push_back(time_calls(comm, caller, &ours, o.nonblocking, o.iters));
+    }
+    std::sort(library.begin(), library.end());
+    std::sort(mine.begin(), mine.end());
+    const double a = library[library.size() / 2], b = mine[mine.size() / 2];
+    table += fmt::format("{:>9} {:>12.2f} {:>12.2f} {:>9.2f}  {}\n", bytes, a * 1e6, b * 1e6, a / b,
+                         check);
+    rows.push_back({{"bytes", bytes},
+                    {"default_seconds", library},
+                    {"ours_seconds", mine},
+                    {"speedup", a / b},
+                    {"check", check}});
+  }
+  if (comm.rank() == 0) {
+    std::string out = fmt::format(
+        "nbr bench {} on {} ranks ({}): {}{}, k={} theta={} {}{}\n", o.topology, comm.size(),
+        mpi_library_version(), o.nonblocking ? "i" : "", o.collective, o.k,
+        o.theta > 0 ? std::to_string(o.theta) : "auto", o.mode,
+        o.ranks_per_node > 0 ? fmt::format(" ({} ranks per node)", o.ranks_per_node) : "");
+    out += fmt::format(
+        "plan: {:.1f} hyperedges/rank, {} groups, {} steps, {:.2f} messages/rank (default {:.2f}), "
+        "built in {:.4f} s\n",
+        hyperedges, groups, steps, messages, default_messages, build);
+    std::fputs((out + table).c_str(), stdout);
+  }
+  if (!o.json.empty()) {
+    nlohmann::json doc = result_envelope(comm, "nbr bench", inv.argc, inv.argv);
+    doc["topology"] = o.topology;
+    doc["collective"] = o.collective;
+    doc["nonblocking"] = o.nonblocking;
+    doc["plan"] = {{"k", o.k},
+                   {"theta", o.theta},
+                   {"mode", o.mode},
+                   {"ranks_per_node", o.ranks_per_node},
+                   {"hyperedges_per_rank", hyperedges},
+                   {"groups", groups},
+                   {"steps", steps},
+                   {"messages_per_rank", messages},
+                   {"default_messages_per_rank", default_messages},
+                   {"build_seconds", build}};
+    doc["sizes"] = rows;
+    write_json_on_root(comm, o.json, doc);
+  }
+}
+
+}  // namespace
+
+void add_nbr_command(CLI::App& app, Runner& run) {
+  static NbrOptions o;
+  CLI::App* nbr = app.add_subcommand("nbr", "Collaborative neighborhood collectives");
+  nbr->require_subcommand(1);
+  CLI::App* cmd = nbr->add_subcommand(
+      "bench", "The library's neighbour collective against the combined plan, per message size");
+  cmd->add_option("--topology", o.topology,
+                  "moore:D:R, random:DELTA, file:PATH ('r: n1 n2 ...' lines) or graph:SPEC")
+      ->required();
+  cmd->add_option("--collective", o.collective, "allgather, allgatherv, alltoall or alltoallv")
+      ->check(CLI::IsMember({"allgather", "allgatherv", "alltoall", "alltoallv"}))
+      ->capture_default_str();
+  cmd->add_flag("--nonblocking", o.nonblocking, "Start the collective, then wait");
+  cmd->add_option("--k", o.k, "Friend group size: 2, 3, 4 or auto")->capture_default_str();
+  cmd->add_option("--theta", o.theta, "Least common outgoing neighbours of a group (default k+1)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--mode", o.mode, "agnostic, or aware (friends on the same node only)")
+      ->check(CLI::IsMember({"agnostic", "aware"}))
+      ->capture_default_str();
+  cmd->add_option("--ranks-per-node", o.ranks_per_node,
+                  "aware: emulate nodes of N ranks (default: the real nodes)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--sizes", o.sizes, "Bytes per block, comma-separated")->capture_default_str();
+  cmd->add_option("--iters", o.iters, "Calls timed per repetition")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--repeat", o.repeat, "Interleaved repetitions (median reported)")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  cmd->add_option("--seed", o.seed, "Seed of random topologies and graphs")->capture_default_str();
+  cmd->add_flag("--check", o.check, "Compare every result with the library's blocking collective");
+  cmd->add_option("--json", o.json, "Write the results as JSON");
+  cmd->callback([&run] {
+    run = [](const Comm& comm, const Invocation& inv) { run_nbr_bench(comm, inv, o); };
+  });
+}
+
+}  // namespace gc::cli

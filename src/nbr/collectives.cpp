@@ -1,0 +1,294 @@
+#include "nbr/collectives.hpp"
+
+#include <cstring>
+
+namespace gc::nbr {
+
+namespace {
+
+// Tags: the call's sequence number keeps the friend messages of collectives
+// outstanding together apart (they are received by probing, in whatever
+// order the requests are waited on); posted receives match in call order.
+constexpr int kTagDirect = 0;
+constexpr int kTagsPerCall = 2 * 8 + 2, kCalls = 1000;  // steps <= 8; tags < 32767
+int friend_tag(int step, std::uint64_t seq) {
+  return 1 + 2 * step + kTagsPerCall * static_cast<int>(seq % kCalls);
+}
+int combined_tag(int step, std::uint64_t seq) {
+  return 2 + 2 * step + kTagsPerCall * static_cast<int>(seq % kCalls);
+}
+
+// Elements of `type` lie back to back, `size` bytes each, with nothing
+// between: blocks can move as bytes.
+bool contiguous(MPI_Datatype type) {
+  int size = 0;
+  MPI_Type_size(type, &size);
+  MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+  MPI_Type_get_extent(type, &lb, &extent);
+  MPI_Type_get_true_extent(type, &true_lb, &true_extent);
+  return lb == 0 && true_lb == 0 && extent == size && true_extent == size;
+}
+
+std::uint64_t size_of(MPI_Datatype type) {
+  int size = 0;
+  MPI_Type_size(type, &size);
+  return static_cast<std::uint64_t>(size);
+}
+
+}  // namespace
+
+Collectives::Collectives(MPI_Comm comm, const PlanOptions& options) : user_(comm) {
+  MPI_Comm dup;
+  MPI_Comm_dup(comm, &dup);
+  comm_ = Comm::adopt(dup);
+  plan_ = build_plan(comm, options);
+}
+
+Request Collectives::begin(bool shared_send) {
+  Request r;
+  r.plan_ = &plan_;
+  r.comm_ = comm_.get();
+  r.me_ = comm_.rank();
+  r.shared_send_ = shared_send;
+  r.seq_ = calls_++;
+  return r;
+}
+
+Request Collectives::iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void* recvbuf, int recvcount, MPI_Datatype recvtype) {
+  Request r;
+  if (!contiguous(sendtype) || !contiguous(recvtype)) {
+    MPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, user_,
+                            &r.fallback_);
+    return r;
+  }
+  r = begin(true);
+  r.send_.push_back({static_cast<const char*>(sendbuf), sendcount * size_of(sendtype)});
+  const std::uint64_t bytes = recvcount * size_of(recvtype);
+  for (size_t i = 0; i < plan_.topology.sources.size(); ++i)
+    r.recv_.push_back({static_cast<char*>(recvbuf) + i * bytes, bytes});
+  r.start();
+  return r;
+}
+
+Request Collectives::iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void* recvbuf, const int recvcounts[], const int displs[],
+                                 MPI_Datatype recvtype) {
+  Request r;
+  if (!contiguous(sendtype) || !contiguous(recvtype)) {
+    MPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                             user_, &r.fallback_);
+    return r;
+  }
+  r = begin(true);
+  r.send_.push_back({static_cast<const char*>(sendbuf), sendcount * size_of(sendtype)});
+  const std::uint64_t size = size_of(recvtype);
+  for (size_t i = 0; i < plan_.topology.sources.size(); ++i)
+    r.recv_.push_back({static_cast<char*>(recvbuf) + displs[i] * size, recvcounts[i] * size});
+  r.start();
+  return r;
+}
+
+Request Collectives::ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void* recvbuf, int recvcount, MPI_Datatype recvtype) {
+  Request r;
+  if (!contiguous(sendtype) || !contiguous(recvtype)) {
+    MPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, user_,
+                           &r.fallback_);
+    return r;
+  }
+  r = begin(false);
+  const std::uint64_t out = sendcount * size_of(sendtype);
+  for (size_t j = 0; j < plan_.topology.destinations.size(); ++j)
+    r.send_.push_back({static_cast<const char*>(sendbuf) + j * out, out});
+  const std::uint64_t in = recvcount * size_of(recvtype);
+  for (size_t i = 0; i < plan_.topology.sources.size(); ++i)
+    r.recv_.push_back({static_cast<char*>(recvbuf) + i * in, in});
+  r.start();
+  return r;
+}
+
+Request Collectives::ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                                const int rdispls[], MPI_Datatype recvtype) {
+  Request r;
+  if (!contiguous(sendtype) || !contiguous(recvtype)) {
+    MPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                            recvtype, user_, &r.fallback_);
+    return r;
+  }
+  r = begin(false);
+  const std::uint64_t out = size_of(sendtype);
+  for (size_t j = 0; j < plan_.topology.destinations.size(); ++j)
+    r.send_.push_back({static_cast<const char*>(sendbuf) + sdispls[j] * out, sendcounts[j] * out});
+  const std::uint64_t in = size_of(recvtype);
+  for (size_t i = 0; i < plan_.topology.sources.size(); ++i)
+    r.recv_.push_back({static_cast<char*>(recvbuf) + rdispls[i] * in, recvcounts[i] * in});
+  r.start();
+  return r;
+}
+
+void Collectives::allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void* recvbuf, int recvcount, MPI_Datatype recvtype) {
+  iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype).wait();
+}
+void Collectives::allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void* recvbuf, const int recvcounts[], const int displs[],
+                             MPI_Datatype recvtype) {
+  iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype).wait();
+}
+void Collectives::alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                           int recvcount, MPI_Datatype recvtype) {
+  ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype).wait();
+}
+void Collectives::alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                            MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                            const int rdispls[], MPI_Datatype recvtype) {
+  ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype).wait();
+}
+
+Request& Request::operator=(Request&& other) noexcept {
+  if (this != &other) {
+    plan_ = std::exchange(other.plan_, nullptr);
+    fallback_ = std::exchange(other.fallback_, MPI_REQUEST_NULL);
+    comm_ = other.comm_;
+    me_ = other.me_;
+    shared_send_ = other.shared_send_;
+    seq_ = other.seq_;
+    send_ = std::move(other.send_);
+    recv_ = std::move(other.recv_);
+    receives_ = std::move(other.receives_);
+    sends_ = std::move(other.sends_);
+    staging_ = std::move(other.staging_);
+    outbox_ = std::move(other.outbox_);
+  }
+  return *this;
+}
+
+Request::~Request() {
+  if (active()) wait();
+}
+
+const Request::Block& Request::block(int position) const {
+  return send_[shared_send_ ? 0 : static_cast<size_t>(position)];
+}
+
+void Request::isend(const char* data, std::uint64_t bytes, int to, int tag) {
+  sends_.emplace_back();
+  MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, to, tag, comm_, &sends_.back());
+}
+
+// Everything that needs no friend's data: every receive, the direct sends,
+// and to each friend the blocks it forwards for me (a header with how many
+// blocks and their sizes, then the blocks).
+void Request::start() {
+  const Plan& plan = *plan_;
+  const Topology& t = plan.topology;
+  for (int i : plan.direct_sources) {
+    const Slot& s = recv_[static_cast<size_t>(i)];
+    receives_.emplace_back();
+    MPI_Irecv(s.data, static_cast<int>(s.bytes), MPI_BYTE, t.sources[static_cast<size_t>(i)],
+              kTagDirect, comm_, &receives_.back());
+  }
+  staging_.resize(plan.combined_in.size());
+  for (size_t x = 0; x < plan.combined_in.size(); ++x) {
+    const CombinedIncoming& c = plan.combined_in[x];
+    std::uint64_t bytes = 0;
+    for (int pos : c.positions) bytes += recv_[static_cast<size_t>(pos)].bytes;
+    staging_[x].resize(bytes);
+    receives_.emplace_back();
+    MPI_Irecv(staging_[x].data(), static_cast<int>(bytes), MPI_BYTE, c.via,
+              combined_tag(c.step, seq_), comm_, &receives_.back());
+  }
+  for (int j : plan.direct_destinations) {
+    const Block& b = block(j);
+    isend(b.data, b.bytes, t.destinations[static_cast<size_t>(j)], kTagDirect);
+  }
+  for (const GroupRole& role : plan.roles)
+    for (size_t i = 0; i < role.members.size(); ++i) {
+      if (role.members[i] == me_) continue;
+      std::vector<int> positions = role.my_blocks_for[i];
+      if (shared_send_) positions.assign(1, 0);
+      std::vector<std::uint64_t> header{positions.size()};
+      std::uint64_t bytes = 0;
+      for (int pos : positions) {
+        header.push_back(block(pos).bytes);
+        bytes += block(pos).bytes;
+      }
+      std::vector<char>& message = outbox_.emplace_back(header.size() * 8 + bytes);
+      std::memcpy(message.data(), header.data(), header.size() * 8);
+      char* at = message.data() + header.size() * 8;
+      for (int pos : positions) {
+        std::memcpy(at, block(pos).data, block(pos).bytes);
+        at += block(pos).bytes;
+      }
+      isend(message.data(), message.size(), role.members[i], friend_tag(role.step, seq_));
+    }
+}
+
+// Per group: the friends' blocks, then one combined message per common
+// neighbour assigned to me, with every member's block in rank order; then
+// everything completes and the combined messages are scattered.
+void Request::wait() {
+  if (fallback_ != MPI_REQUEST_NULL) {
+    MPI_Wait(&fallback_, MPI_STATUS_IGNORE);
+    return;
+  }
+  if (!plan_) return;
+  const Plan& plan = *plan_;
+  const Topology& t = plan.topology;
+  for (const GroupRole& role : plan.roles) {
+    const size_t n = role.members.size();
+    std::vector<std::vector<Block>> blocks_of(n);
+    for (size_t i = 0; i < n; ++i) {
+      if (role.members[i] == me_) continue;
+      MPI_Status status;
+      MPI_Probe(role.members[i], friend_tag(role.step, seq_), comm_, &status);
+      int bytes = 0;
+      MPI_Get_count(&status, MPI_BYTE, &bytes);
+      std::vector<char>& from = outbox_.emplace_back(static_cast<size_t>(bytes));
+      MPI_Recv(from.data(), bytes, MPI_BYTE, role.members[i], friend_tag(role.step, seq_), comm_,
+               MPI_STATUS_IGNORE);
+      std::uint64_t count = 0;
+      std::memcpy(&count, from.data(), 8);
+      const char* at = from.data() + (1 + count) * 8;
+      for (std::uint64_t b = 0; b < count; ++b) {
+        std::uint64_t size = 0;
+        std::memcpy(&size, from.data() + (1 + b) * 8, 8);
+        blocks_of[i].push_back({at, size});
+        at += size;
+      }
+    }
+    for (size_t x = 0; x < role.own_positions.size(); ++x) {
+      const int pos = role.own_positions[x];
+      std::uint64_t bytes = 0;
+      for (size_t i = 0; i < n; ++i)
+        bytes +=
+            role.members[i] == me_ ? block(pos).bytes : blocks_of[i][shared_send_ ? 0 : x].bytes;
+      std::vector<char>& message = outbox_.emplace_back(bytes);
+      char* at = message.data();
+      for (size_t i = 0; i < n; ++i) {
+        const Block& b = role.members[i] == me_ ? block(pos) : blocks_of[i][shared_send_ ? 0 : x];
+        std::memcpy(at, b.data, b.bytes);
+        at += b.bytes;
+      }
+      isend(message.data(), message.size(), t.destinations[static_cast<size_t>(pos)],
+            combined_tag(role.step, seq_));
+    }
+  }
+  MPI_Waitall(static_cast<int>(receives_.size()), receives_.data(), MPI_STATUSES_IGNORE);
+  for (size_t x = 0; x < plan.combined_in.size(); ++x) {
+    const char* at = staging_[x].data();
+    for (int pos : plan.combined_in[x].positions) {
+      const Slot& s = recv_[static_cast<size_t>(pos)];
+      std::memcpy(s.data, at, s.bytes);
+      at += s.bytes;
+    }
+  }
+  MPI_Waitall(static_cast<int>(sends_.size()), sends_.data(), MPI_STATUSES_IGNORE);
+  plan_ = nullptr;
+  outbox_.clear();
+  staging_.clear();
+}
+
+}  // namespace gc::nbr

@@ -1,0 +1,107 @@
+// Neighborhood collectives over a collaborative plan (plan.hpp): the same
+// arguments and results as MPI_Neighbor_allgather(v) / MPI_Neighbor_alltoall(v)
+// on the plan's communicator, with combined messages where groups formed.
+// Per step a group member sends its friends what they forward for it, builds
+// for each common neighbour assigned to it one message with every member's
+// block, and sends it; everything else goes directly. allgather(v) are the
+// paper's schedules; alltoall(v) go beyond it (a member forwards the blocks
+// its friends address to the common neighbours assigned to it).
+//
+// Blocks are moved as bytes: datatypes must be contiguous (a basic type or a
+// contiguous derived one); with any other datatype the call is the MPI
+// library's own, so results never depend on it.
+#pragma once
+
+#include <mpi.h>
+
+#include <utility>
+#include <vector>
+
+#include "core/mpi.hpp"
+#include "nbr/plan.hpp"
+
+namespace gc::nbr {
+
+// A started collective (the nonblocking calls): the buffers stay the
+// caller's until wait() returns. Starting posts every receive, the direct
+// sends and the blocks for friends; wait() takes the friends' blocks, sends
+// the combined messages and completes everything.
+class Request {
+ public:
+  Request() = default;
+  Request(Request&& other) noexcept { *this = std::move(other); }
+  Request& operator=(Request&& other) noexcept;
+  Request(const Request&) = delete;
+  Request& operator=(const Request&) = delete;
+  ~Request();  // waits if still active
+  void wait();
+  bool active() const { return plan_ != nullptr || fallback_ != MPI_REQUEST_NULL; }
+
+ private:
+  friend class Collectives;
+  struct Block {
+    const char* data;
+    std::uint64_t bytes;
+  };
+  struct Slot {
+    char* data;
+    std::uint64_t bytes;
+  };
+  const Plan* plan_ = nullptr;
+  MPI_Request fallback_ = MPI_REQUEST_NULL;  // the library's own call (datatypes)
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int me_ = 0;
+  bool shared_send_ = false;
+  std::uint64_t seq_ = 0;  // this call's number on the plan
+  std::vector<Block> send_;
+  std::vector<Slot> recv_;
+  std::vector<MPI_Request> receives_, sends_;
+  std::vector<std::vector<char>> staging_, outbox_;
+  const Block& block(int position) const;
+  void start();
+  void isend(const char* data, std::uint64_t bytes, int to, int tag);
+};
+
+// A plan with its own communicator (a duplicate of the user's: its messages
+// never meet the program's).
+class Collectives {
+ public:
+  Collectives(MPI_Comm comm, const PlanOptions& options);  // collective
+
+  const Plan& plan() const { return plan_; }
+  MPI_Comm user_comm() const { return user_; }
+
+  void allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 int recvcount, MPI_Datatype recvtype);
+  void allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  const int recvcounts[], const int displs[], MPI_Datatype recvtype);
+  void alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                int recvcount, MPI_Datatype recvtype);
+  void alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                 MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+                 MPI_Datatype recvtype);
+
+  // Nonblocking: the same, started; Request::wait() completes them.
+  Request iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                     int recvcount, MPI_Datatype recvtype);
+  Request iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                      const int recvcounts[], const int displs[], MPI_Datatype recvtype);
+  Request ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    int recvcount, MPI_Datatype recvtype);
+  Request ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                     MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                     const int rdispls[], MPI_Datatype recvtype);
+
+ private:
+  // The schedule: send[j] goes to destination position j (`shared_send`:
+  // every destination gets the same block, as in allgather), recv[i] is
+  // filled from source position i.
+  Request begin(bool shared_send);
+
+  MPI_Comm user_;
+  Comm comm_;
+  Plan plan_;
+  std::uint64_t calls_ = 0;  // the same on every rank: collectives are called in order
+};
+
+}  // namespace gc::nbr

@@ -1,0 +1,261 @@
+// Collaborative neighborhood collectives (nbr/): on Moore, random, asymmetric
+// (with duplicate edges and self-loops) and empty topologies, for every group
+// size and both modes, the four collectives give byte for byte what the MPI
+// library's own blocking neighbour collectives give on the same
+// communicator; the friend groups are mutual; where groups form, fewer
+// messages are sent, as the plan's formula says.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "core/rng.hpp"
+#include "nbr/collectives.hpp"
+#include "nbr/topologies.hpp"
+
+namespace gc {
+namespace {
+
+const Comm& world() {
+  static Comm c = Comm::world();
+  return c;
+}
+
+using Edges = nbr::EdgeList;
+
+// Asymmetric, with repeated edges and self-loops, in a scrambled order.
+Edges messy(int p, std::uint64_t seed) {
+  Edges e;
+  CounterRng rng(seed);
+  for (std::uint64_t i = 0; i < static_cast<std::uint64_t>(6 * p); ++i) {
+    const auto w = rng.words(Stream::edge_weight, i);
+    e.emplace_back(static_cast<int>(w[0] % static_cast<unsigned>(p)),
+                   static_cast<int>(w[1] % static_cast<unsigned>(p)));
+  }
+  return e;
+}
+
+MPI_Comm make_comm(const Edges& edges) {
+  std::vector<int> sources, destinations;
+  nbr::local_lists(edges, world().rank(), sources, destinations);
+  return nbr::make_dist_graph(world().get(), sources, destinations);
+}
+
+// Distinct content for (collective, sender, destination position, element).
+int value(int kind, int rank, size_t position, int element) {
+  return kind * 1000003 + rank * 10007 + static_cast<int>(position) * 101 + element;
+}
+
+// Runs the four collectives both ways and compares. Counts vary with the
+// sender (v variants) so block sizes differ.
+void expect_same_as_mpi(MPI_Comm comm, nbr::Collectives& ours, const std::string& what) {
+  const nbr::Topology& t = ours.plan().topology;
+  const int me = world().rank();
+  const size_t in = t.sources.size(), out = t.destinations.size();
+  auto count_of = [](int rank, size_t position) {
+    return 1 + (rank * 7 + static_cast<int>(position) * 3) % 5;
+  };
+  for (int n : {1, 3, 64}) {
+    // allgather
+    std::vector<int> send(static_cast<size_t>(n));
+    for (int x = 0; x < n; ++x) send[static_cast<size_t>(x)] = value(1, me, 0, x);
+    std::vector<int> want(std::max<size_t>(in, 1) * static_cast<size_t>(n), -1),
+        got(want.size(), -1);
+    MPI_Neighbor_allgather(send.data(), n, MPI_INT, want.data(), n, MPI_INT, comm);
+    ours.allgather(send.data(), n, MPI_INT, got.data(), n, MPI_INT);
+    ASSERT_EQ(got, want) << what << ": allgather of " << n;
+    // alltoall
+    std::vector<int> blocks(std::max<size_t>(out, 1) * static_cast<size_t>(n));
+    for (size_t j = 0; j < out; ++j)
+      for (int x = 0; x < n; ++x)
+        blocks[j * static_cast<size_t>(n) + static_cast<size_t>(x)] = value(2, me, j, x);
+    MPI_Neighbor_alltoall(blocks.data(), n, MPI_INT, want.data(), n, MPI_INT, comm);
+    std::fill(got.begin(), got.end(), -1);
+    ours.alltoall(blocks.data(), n, MPI_INT, got.data(), n, MPI_INT);
+    ASSERT_EQ(got, want) << what << ": alltoall of " << n;
+  }
+  // Nonblocking, two at once, waited on in the other order.
+  {
+    const int n = 5;
+    std::vector<int> send(static_cast<size_t>(n)),
+        blocks(std::max<size_t>(out, 1) * static_cast<size_t>(n));
+    for (int x = 0; x < n; ++x) send[static_cast<size_t>(x)] = value(5, me, 0, x);
+    for (size_t x = 0; x < blocks.size(); ++x)
+      blocks[x] = value(6, me, x / n, static_cast<int>(x % n));
+    std::vector<int> want1(std::max<size_t>(in, 1) * static_cast<size_t>(n), -1),
+        want2(want1.size(), -1), got1(want1.size(), -1), got2(want1.size(), -1);
+    MPI_Neighbor_allgather(send.data(), n, MPI_INT, want1.data(), n, MPI_INT, comm);
+    MPI_Neighbor_alltoall(blocks.data(), n, MPI_INT, want2.data(), n, MPI_INT, comm);
+    nbr::Request first = ours.iallgather(send.data(), n, MPI_INT, got1.data(), n, MPI_INT);
+    nbr::Request second = ours.ialltoall(blocks.data(), n, MPI_INT, got2.data(), n, MPI_INT);
+    second.wait();
+    first.wait();
+    ASSERT_EQ(got1, want1) << what << ": iallgather";
+    ASSERT_EQ(got2, want2) << what << ": ialltoall";
+  }
+  // allgatherv: my count depends on my rank; displacements leave gaps.
+  {
+    const int mine = count_of(me, 0);
+    std::vector<int> send(static_cast<size_t>(mine));
+    for (int x = 0; x < mine; ++x) send[static_cast<size_t>(x)] = value(3, me, 0, x);
+    // Open MPI refuses null count arrays too, even for no neighbours.
+    std::vector<int> counts(std::max<size_t>(in, 1)), displs(counts.size());
+    int total = 0;
+    for (size_t i = 0; i < in; ++i) {
+      counts[i] = count_of(t.sources[i], 0);
+      displs[i] = total + 1;
+      total += counts[i] + 1;
+    }
+    // Open MPI refuses a null buffer even when nothing is received.
+    std::vector<int> want(static_cast<size_t>(std::max(total, 1)), -1), got(want);
+    MPI_Neighbor_allgatherv(send.data(), mine, MPI_INT, want.data(), counts.data(), displs.data(),
+                            MPI_INT, comm);
+    ours.allgatherv(send.data(), mine, MPI_INT, got.data(), counts.data(), displs.data(), MPI_INT);
+    ASSERT_EQ(got, want) << what << ": allgatherv";
+  }
+  // alltoallv: the count of a block depends on its sender and position (the
+  // receiver learns it from the library's own alltoall).
+  {
+    std::vector<int> scounts(std::max<size_t>(out, 1)), sdispls(scounts.size());
+    int stotal = 0;
+    for (size_t j = 0; j < out; ++j) {
+      scounts[j] = count_of(me, j);
+      sdispls[j] = stotal;
+      stotal += scounts[j];
+    }
+    std::vector<int> send(static_cast<size_t>(std::max(stotal, 1)));
+    for (size_t j = 0; j < out; ++j)
+      for (int x = 0; x < scounts[j]; ++x)
+        send[static_cast<size_t>(sdispls[j] + x)] = value(4, me, j, x);
+    std::vector<int> rcounts(std::max<size_t>(in, 1)), rdispls(rcounts.size());
+    int rtotal = 0;
+    // Learn the counts with the library's own alltoall (one int a block).
+    MPI_Neighbor_alltoall(scounts.data(), 1, MPI_INT, rcounts.data(), 1, MPI_INT, comm);
+    for (size_t i = 0; i < in; ++i) {
+      rdispls[i] = rtotal + 2;
+      rtotal += rcounts[i] + 2;
+    }
+    std::vector<int> want(static_cast<size_t>(std::max(rtotal, 1)), -1), got(want);
+    MPI_Neighbor_alltoallv(send.data(), scounts.data(), sdispls.data(), MPI_INT, want.data(),
+                           rcounts.data(), rdispls.data(), MPI_INT, comm);
+    ours.alltoallv(send.data(), scounts.data(), sdispls.data(), MPI_INT, got.data(), rcounts.data(),
+                   rdispls.data(), MPI_INT);
+    ASSERT_EQ(got, want) << what << ": alltoallv";
+  }
+}
+
+// Every member of a group this rank joined has joined the same group in the
+// same step.
+void expect_mutual_groups(const nbr::Plan& plan, const std::string& what) {
+  // Each rank's groups as (step, members...) records of fixed width.
+  constexpr int kWidth = 6;
+  std::vector<int> mine;
+  for (const nbr::GroupRole& r : plan.roles) {
+    std::vector<int> rec(kWidth, -1);
+    rec[0] = r.step;
+    std::copy(r.members.begin(), r.members.end(), rec.begin() + 1);
+    mine.insert(mine.end(), rec.begin(), rec.end());
+  }
+  const int p = world().size();
+  int n = static_cast<int>(mine.size());
+  std::vector<int> counts(static_cast<size_t>(p)), displs(static_cast<size_t>(p));
+  MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, world().get());
+  int total = 0;
+  for (int r = 0; r < p; ++r) {
+    displs[static_cast<size_t>(r)] = total;
+    total += counts[static_cast<size_t>(r)];
+  }
+  std::vector<int> all(static_cast<size_t>(std::max(total, 1)));
+  MPI_Allgatherv(mine.data(), n, MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT,
+                 world().get());
+  auto has = [&](int r, const int* rec) {
+    for (int x = displs[static_cast<size_t>(r)];
+         x < displs[static_cast<size_t>(r)] + counts[static_cast<size_t>(r)]; x += kWidth)
+      if (std::equal(rec, rec + kWidth, all.data() + x)) return true;
+    return false;
+  };
+  for (size_t x = 0; x < mine.size(); x += kWidth)
+    for (int m = 1; m < kWidth && mine[x + static_cast<size_t>(m)] >= 0; ++m)
+      EXPECT_TRUE(has(mine[x + static_cast<size_t>(m)], mine.data() + x))
+          << what << ": rank " << mine[x + static_cast<size_t>(m)]
+          << " did not join the group of step " << mine[x];
+}
+
+void check_topology(const Edges& edges, const std::string& name) {
+  MPI_Comm comm = make_comm(edges);
+  for (int k : {0, 2, 3, 4})
+    for (nbr::Mode mode : {nbr::Mode::agnostic, nbr::Mode::aware}) {
+      nbr::PlanOptions o;
+      o.k = k;
+      o.mode = mode;
+      o.ranks_per_node = 2;
+      nbr::Collectives ours(comm, o);
+      const std::string what =
+          fmt::format("{} k={} {} at {} ranks", name, k == 0 ? "auto" : std::to_string(k),
+                      mode == nbr::Mode::aware ? "aware" : "agnostic", world().size());
+      expect_same_as_mpi(comm, ours, what);
+      expect_mutual_groups(ours.plan(), what);
+      const nbr::PlanFigures& f = ours.plan().figures;
+      EXPECT_EQ(f.default_messages, ours.plan().topology.destinations.size());
+      // A member may send as many as before (m = k + 1 split 2/1 with k = 2);
+      // a group always saves: m * n before, m + n * (n - 1) after.
+      EXPECT_LE(f.messages, f.default_messages) << what;
+      if (ours.plan().roles.empty()) {
+        EXPECT_EQ(f.messages, f.default_messages) << what;
+      }
+      std::uint64_t local[3] = {f.messages, f.default_messages, f.groups}, sums[3];
+      MPI_Allreduce(local, sums, 3, MPI_UINT64_T, MPI_SUM, world().get());
+      if (sums[2] > 0) {
+        EXPECT_LT(sums[0], sums[1]) << what << ": groups that save nothing";
+      }
+    }
+  MPI_Comm_free(&comm);
+}
+
+TEST(Nbr, MooreTopologies) {
+  const int p = world().size();
+  check_topology(nbr::moore_topology(p, 2, 1), "moore:2:1");
+  check_topology(nbr::moore_topology(p, 2, 2), "moore:2:2");
+  check_topology(nbr::moore_topology(p, 3, 1), "moore:3:1");
+}
+
+TEST(Nbr, RandomTopologies) {
+  const int p = world().size();
+  for (double density : {0.1, 0.5, 0.9})
+    check_topology(nbr::random_topology(p, density, 5), fmt::format("random:{}", density));
+}
+
+TEST(Nbr, AsymmetricWithDuplicatesAndSelfLoops) {
+  const int p = world().size();
+  check_topology(messy(p, 11), "messy");
+}
+
+TEST(Nbr, EmptyNeighbourhoods) {
+  check_topology({}, "empty");
+  // Only rank 0 sends, to everybody.
+  Edges star;
+  for (int r = 0; r < world().size(); ++r) star.emplace_back(0, r);
+  check_topology(star, "star");
+}
+
+// Dense topologies at enough ranks must combine: groups form and fewer
+// messages go out than the plain schedule's.
+TEST(Nbr, DenseTopologiesCombine) {
+  const int p = world().size();
+  if (p < 6) GTEST_SKIP() << "groups need more ranks";
+  MPI_Comm comm = make_comm(nbr::random_topology(p, 0.9, 5));
+  nbr::PlanOptions o;
+  o.k = 2;
+  nbr::Collectives ours(comm, o);
+  std::uint64_t figures[2] = {ours.plan().figures.messages, ours.plan().figures.default_messages},
+                sums[2];
+  MPI_Allreduce(figures, sums, 2, MPI_UINT64_T, MPI_SUM, world().get());
+  EXPECT_LT(sums[0], sums[1]);
+  EXPECT_GT(ours.plan().figures.steps, 0);
+  MPI_Comm_free(&comm);
+}
+
+}  // namespace
+}  // namespace gc
