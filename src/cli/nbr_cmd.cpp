@@ -271,8 +271,10 @@ void add_nbr_command(CLI::App& app, Runner& run) {
   static NbrOptions o;
   CLI::App* nbr = app.add_subcommand("nbr", "Collaborative neighborhood collectives");
   nbr->require_subcommand(1);
+  nbr->fallthrough();
   CLI::App* cmd = nbr->add_subcommand(
       "bench", "The library's neighbour collective against the combined plan, per message size");
+  cmd->fallthrough();
   cmd->add_option("--topology", o.topology,
                   "moore:D:R, random:DELTA, file:PATH ('r: n1 n2 ...' lines) or graph:SPEC")
       ->required();

@@ -29,7 +29,8 @@ void Exchange::count(int index, std::uint64_t messages) {
 
 const std::vector<std::string>& exchange_models() {
   static const std::vector<std::string> models = [] {
-    std::vector<std::string> m = {"nsr", "nsr-agg", "rma", "ncl", "rma-fence", "rma-hash"};
+    std::vector<std::string> m = {"nsr",          "nsr-agg",   "rma",     "ncl",
+                                  "ncl-combined", "rma-fence", "rma-hash"};
     if (GRAPHCOMM_HAVE_OPENSHMEM) m.insert(m.end(), {"shmem-fence", "shmem-hash", "hybrid"});
     return m;
   }();
@@ -54,6 +55,7 @@ std::unique_ptr<Exchange> make_exchange(const std::string& model, const Comm& co
   if (model == "nsr-agg") return make_nsr_agg_exchange(comm, std::move(nb));
   if (model == "rma") return make_rma_exchange(comm, std::move(nb));
   if (model == "ncl") return make_ncl_exchange(comm, std::move(nb));
+  if (model == "ncl-combined") return make_ncl_combined_exchange(comm, std::move(nb));
   if (model == "rma-fence") return make_rma_fence_exchange(comm, std::move(nb));
   if (model == "rma-hash") return make_rma_hash_exchange(comm, std::move(nb));
 #if GRAPHCOMM_HAVE_OPENSHMEM

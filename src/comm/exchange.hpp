@@ -118,6 +118,9 @@ std::unique_ptr<Exchange> make_rma_exchange(const Comm& comm, Neighborhood nb);
 // ncl: MPI_Neighbor_alltoall of counts and MPI_Neighbor_alltoallv of data on a
 // distributed graph topology; global reduction to end.
 std::unique_ptr<Exchange> make_ncl_exchange(const Comm& comm, Neighborhood nb);
+// ncl-combined: ncl with its collectives done by a collaborative plan of
+// nbr/ (friend groups combine messages to common neighbours).
+std::unique_ptr<Exchange> make_ncl_combined_exchange(const Comm& comm, Neighborhood nb);
 
 // Concurrent-Fence and Concurrent-Hash (Boothe & George): per-destination
 // packets put into one shared receive buffer per rank, room reserved by an

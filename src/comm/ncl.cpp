@@ -2,7 +2,14 @@
 // III-C): a distributed graph topology built from the ghost relation
 // (MPI_Dist_graph_create_adjacent); per round, MPI_Neighbor_alltoall for the
 // counts and MPI_Neighbor_alltoallv for the data.
+//
+// ncl-combined: the same, with both collectives done by a collaborative plan
+// of nbr/ (friend groups combine the messages to their common neighbours;
+// Ghazimirsaeed, Mirsadeghi, Afsahi), built once with the topology.
+#include <optional>
+
 #include "comm/round_exchange.hpp"
+#include "nbr/collectives.hpp"
 
 namespace gc {
 
@@ -10,9 +17,11 @@ namespace {
 
 class NclExchange final : public RoundExchange {
  public:
-  NclExchange(const Comm& comm, Neighborhood nb) : RoundExchange(comm, std::move(nb)) {
+  NclExchange(const Comm& comm, Neighborhood nb, bool combined)
+      : RoundExchange(comm, std::move(nb)) {
     const double start = MPI_Wtime();
     topology_ = comm.dist_graph_adjacent(neighborhood_.ranks);
+    if (combined) combined_.emplace(topology_.get(), nbr::PlanOptions{});
     const size_t k = neighborhood_.ranks.size();
     send_counts_.resize(k);
     send_displs_.resize(k);
@@ -20,7 +29,7 @@ class NclExchange final : public RoundExchange {
     recv_displs_.resize(k + 1);
     setup_seconds_ = MPI_Wtime() - start;
   }
-  const char* name() const override { return "ncl"; }
+  const char* name() const override { return combined_ ? "ncl-combined" : "ncl"; }
   // The round's queues and the collective's send and receive arrays, at their
   // high-water capacity (they grow with the largest round).
   std::uint64_t buffer_bytes() const override {
@@ -31,8 +40,12 @@ class NclExchange final : public RoundExchange {
   void transfer() override {
     const size_t k = neighborhood_.ranks.size();
     for (size_t i = 0; i < k; ++i) out_counts_[i] = outgoing_[i].size();
-    MPI_Neighbor_alltoall(nonnull(out_counts_), 1, MPI_UINT64_T, nonnull(in_counts_), 1,
-                          MPI_UINT64_T, topology_.get());
+    if (combined_)
+      combined_->alltoall(nonnull(out_counts_), 1, MPI_UINT64_T, nonnull(in_counts_), 1,
+                          MPI_UINT64_T);
+    else
+      MPI_Neighbor_alltoall(nonnull(out_counts_), 1, MPI_UINT64_T, nonnull(in_counts_), 1,
+                            MPI_UINT64_T, topology_.get());
     send_buffer_.clear();
     int out_at = 0, in_at = 0;
     for (size_t i = 0; i < k; ++i) {
@@ -46,9 +59,14 @@ class NclExchange final : public RoundExchange {
     }
     recv_displs_[k] = in_at;
     received_.resize(static_cast<size_t>(in_at));
-    MPI_Neighbor_alltoallv(nonnull(send_buffer_), nonnull(send_counts_), nonnull(send_displs_),
+    if (combined_)
+      combined_->alltoallv(nonnull(send_buffer_), nonnull(send_counts_), nonnull(send_displs_),
                            record_type<Message>(), nonnull(received_), nonnull(recv_counts_),
-                           nonnull(recv_displs_), record_type<Message>(), topology_.get());
+                           nonnull(recv_displs_), record_type<Message>());
+    else
+      MPI_Neighbor_alltoallv(nonnull(send_buffer_), nonnull(send_counts_), nonnull(send_displs_),
+                             record_type<Message>(), nonnull(received_), nonnull(recv_counts_),
+                             nonnull(recv_displs_), record_type<Message>(), topology_.get());
   }
   std::span<const Message> incoming(size_t i) const override {
     return {received_.data() + recv_displs_[i], received_.data() + recv_displs_[i + 1]};
@@ -56,6 +74,7 @@ class NclExchange final : public RoundExchange {
 
  private:
   Comm topology_;
+  std::optional<nbr::Collectives> combined_;  // ncl-combined's plan
   std::vector<int> send_counts_, send_displs_, recv_counts_, recv_displs_;
   std::vector<Message> send_buffer_, received_;
 };
@@ -63,7 +82,11 @@ class NclExchange final : public RoundExchange {
 }  // namespace
 
 std::unique_ptr<Exchange> make_ncl_exchange(const Comm& comm, Neighborhood nb) {
-  return std::make_unique<NclExchange>(comm, std::move(nb));
+  return std::make_unique<NclExchange>(comm, std::move(nb), false);
+}
+
+std::unique_ptr<Exchange> make_ncl_combined_exchange(const Comm& comm, Neighborhood nb) {
+  return std::make_unique<NclExchange>(comm, std::move(nb), true);
 }
 
 }  // namespace gc

@@ -145,7 +145,7 @@ struct Directions {
 // parents, `reached` and the per-level profile as the serial reference says,
 // and the validator agrees.
 Directions expect_serial_bfs(const DistGraph& g, const std::vector<vid_t>& roots,
-                             const std::string& what) {
+                             const std::string& what, const std::string& only_model = "") {
   const Comm& comm = world();
   Directions directions;
   EXPECT_FALSE(roots.empty()) << what;
@@ -157,6 +157,7 @@ Directions expect_serial_bfs(const DistGraph& g, const std::vector<vid_t>& roots
   // taken first (so stolen scans are checked whatever the timing).
   std::vector<std::pair<bfs::Configuration, bool>> runs;
   for (const bfs::Configuration& c : bfs::all_configurations()) {
+    if (!only_model.empty() && c.model != only_model) continue;
     runs.emplace_back(c, false);
     if (c.model == "hybrid") runs.emplace_back(c, true);
   }
@@ -250,6 +251,15 @@ TEST(Bfs, RmatEqualsSerial) {
   EXPECT_GT(all.bottom_up, 0);
   EXPECT_GT(all.top_down, 0);
   EXPECT_GT(all.back_to_top_down, 0);
+}
+
+// ncl-combined's friend groups form only with enough ranks (registered at 8
+// ranks as well).
+TEST(Bfs, NclCombinedEqualsSerial) {
+  for (const char* spec : {"rmat:12", "er:3000,d=3"}) {
+    const DistGraph g = load(spec);
+    expect_serial_bfs(g, roots_of(g), spec, "ncl-combined");
+  }
 }
 
 TEST(Bfs, GeneratorsEqualSerial) {

@@ -235,6 +235,14 @@ TEST(Exchange, EmptyNeighbourhoodEndsEveryPhase) {
   }
 }
 
+// ncl-combined forms friend groups only with enough ranks (registered at 8
+// ranks as well): the contract must hold over a combining plan.
+TEST(Exchange, NclCombinedOnCompleteGraphs) {
+  run_phases("ncl-combined", true, 200, 5, true);
+  run_phases("ncl-combined", true, 3000, 3, false);
+  run_exact("ncl-combined", 300, false);
+}
+
 // The hybrid model's work sharing: every item a rank offers in a phase is
 // claimed exactly once by the ranks of its node, an offer is gone when its
 // phase ends, tables are readable by node peers, and push_to_rank reaches

@@ -81,11 +81,13 @@ double weight_of_matching(const std::vector<vid_t>& mate,
   return w;
 }
 
-void expect_greedy_everywhere(const DistGraph& g, const std::string& what) {
+// Every model (or only `models`) gives the serial greedy matching.
+void expect_greedy_everywhere(const DistGraph& g, const std::string& what,
+                              const std::vector<std::string>& models = exchange_models()) {
   const Comm& comm = world();
   const auto edges = test::gather_edges(comm, g);
   const std::vector<vid_t> reference = serial_greedy(g.global_vertex_count(), edges);
-  for (const std::string& model : exchange_models()) {
+  for (const std::string& model : models) {
     match::MatchResult r = match::match(comm, g, model);
     const std::vector<vid_t> mates = gather_mates(comm, g, r.mate);
     ASSERT_EQ(mates, reference) << what << " with " << model;
@@ -116,6 +118,13 @@ DistGraph from_rank0(vid_t n, const std::vector<Edge>& edges) {
 TEST(Match, GeneratorsEqualSerialGreedy) {
   for (const char* spec : {"rmat:11", "rgg:4000", "er:3000,d=6", "sbm:2000,blocks=5"})
     expect_greedy_everywhere(load(spec), spec);
+}
+
+// ncl-combined's friend groups form only with enough ranks (registered at 8
+// ranks as well).
+TEST(Match, NclCombinedEqualsSerialGreedy) {
+  for (const char* spec : {"rmat:11", "er:3000,d=6"})
+    expect_greedy_everywhere(load(spec), spec, {"ncl-combined"});
 }
 
 TEST(Match, SmallDatasetsEqualSerialGreedy) {
