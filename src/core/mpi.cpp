@@ -4,22 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "core/shmem.hpp"
-
 namespace gc {
-
-MpiEnvironment::MpiEnvironment(int* argc, char*** argv) {
-  int provided = 0;
-  MPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, &provided);
-  // Errors on communicators become return codes we turn into gc::Error only
-  // where we check them; by default MPI aborts, which is what we want for
-  // internal failures (never a hang).
-}
-
-// shmem_finalize() instead when OpenSHMEM was started (see core/shmem.hpp).
-MpiEnvironment::~MpiEnvironment() {
-  finalize_mpi();
-}
 
 Comm::Comm(MPI_Comm handle, bool owned) : handle_(handle), owned_(owned) {
   MPI_Comm_rank(handle_, &rank_);

@@ -147,6 +147,33 @@ void Collectives::alltoallv(const void* sendbuf, const int sendcounts[], const i
   ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype).wait();
 }
 
+Persistent Collectives::allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                       void* recvbuf, int recvcount, MPI_Datatype recvtype) {
+  return Persistent(
+      [=, this] { return iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype); });
+}
+Persistent Collectives::allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                        void* recvbuf, const int recvcounts[], const int displs[],
+                                        MPI_Datatype recvtype) {
+  return Persistent([=, this] {
+    return iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
+  });
+}
+Persistent Collectives::alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                      void* recvbuf, int recvcount, MPI_Datatype recvtype) {
+  return Persistent(
+      [=, this] { return ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype); });
+}
+Persistent Collectives::alltoallv_init(const void* sendbuf, const int sendcounts[],
+                                       const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                                       const int recvcounts[], const int rdispls[],
+                                       MPI_Datatype recvtype) {
+  return Persistent([=, this] {
+    return ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                      recvtype);
+  });
+}
+
 Request& Request::operator=(Request&& other) noexcept {
   if (this != &other) {
     plan_ = std::exchange(other.plan_, nullptr);

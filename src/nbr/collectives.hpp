@@ -14,6 +14,7 @@
 
 #include <mpi.h>
 
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -62,6 +63,21 @@ class Request {
   void isend(const char* data, std::uint64_t bytes, int to, int tag);
 };
 
+// A persistent collective (MPI-4 style): the arguments bound once by an
+// *_init call; start() begins one call on the buffers' current contents,
+// wait() completes it; started and waited on any number of times.
+class Persistent {
+ public:
+  Persistent() = default;
+  explicit Persistent(std::function<Request()> begin) : begin_(std::move(begin)) {}
+  void start() { active_ = begin_(); }
+  void wait() { active_.wait(); }
+
+ private:
+  std::function<Request()> begin_;
+  Request active_;
+};
+
 // A plan with its own communicator (a duplicate of the user's: its messages
 // never meet the program's).
 class Collectives {
@@ -91,6 +107,19 @@ class Collectives {
   Request ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                      MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                      const int rdispls[], MPI_Datatype recvtype);
+
+  // Persistent: the arguments (and the arrays they point to) stay valid and
+  // unchanged while the Persistent lives; the buffers' contents may change.
+  Persistent allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void* recvbuf, int recvcount, MPI_Datatype recvtype);
+  Persistent allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void* recvbuf, const int recvcounts[], const int displs[],
+                             MPI_Datatype recvtype);
+  Persistent alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                           int recvcount, MPI_Datatype recvtype);
+  Persistent alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                            MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                            const int rdispls[], MPI_Datatype recvtype);
 
  private:
   // The schedule: send[j] goes to destination position j (`shared_send`:

@@ -95,6 +95,21 @@ void expect_same_as_mpi(MPI_Comm comm, nbr::Collectives& ours, const std::string
     ASSERT_EQ(got1, want1) << what << ": iallgather";
     ASSERT_EQ(got2, want2) << what << ": ialltoall";
   }
+  // Persistent: bound once, started three times on new contents.
+  {
+    const int n = 4;
+    std::vector<int> blocks(std::max<size_t>(out, 1) * static_cast<size_t>(n));
+    std::vector<int> want(std::max<size_t>(in, 1) * static_cast<size_t>(n), -1), got(want);
+    nbr::Persistent p = ours.alltoall_init(blocks.data(), n, MPI_INT, got.data(), n, MPI_INT);
+    for (int round = 0; round < 3; ++round) {
+      for (size_t x = 0; x < blocks.size(); ++x)
+        blocks[x] = value(7 + round, me, x / n, static_cast<int>(x % n));
+      MPI_Neighbor_alltoall(blocks.data(), n, MPI_INT, want.data(), n, MPI_INT, comm);
+      p.start();
+      p.wait();
+      ASSERT_EQ(got, want) << what << ": persistent alltoall, start " << round;
+    }
+  }
   // allgatherv: my count depends on my rank; displacements leave gaps.
   {
     const int mine = count_of(me, 0);
