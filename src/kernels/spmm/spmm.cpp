@@ -1,0 +1,247 @@
+#include "kernels/spmm/spmm.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <numeric>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "nbr/collectives.hpp"
+
+namespace gc::spmm {
+
+namespace {
+
+// A block of rows as 64-bit words: first, count, offsets, columns, values.
+std::vector<std::uint64_t> serialize(const Rows& r) {
+  std::vector<std::uint64_t> out{r.first, r.count()};
+  out.insert(out.end(), r.offsets.begin(), r.offsets.end());
+  out.insert(out.end(), r.columns.begin(), r.columns.end());
+  for (double v : r.values) out.push_back(std::bit_cast<std::uint64_t>(v));
+  return out;
+}
+
+Rows deserialize(const std::uint64_t* w) {
+  Rows r;
+  r.first = w[0];
+  const std::uint64_t n = w[1];
+  r.offsets.assign(w + 2, w + 3 + n);
+  const std::uint64_t nnz = r.offsets.back();
+  r.columns.assign(w + 3 + n, w + 3 + n + nnz);
+  for (std::uint64_t k = 0; k < nnz; ++k)
+    r.values.push_back(std::bit_cast<double>(w[3 + n + nnz + k]));
+  return r;
+}
+
+// Rows of C for every row of `a`; `row_of(j)` finds row j of A.
+template <typename Find>
+Rows multiply(const Rows& a, vid_t n, const Find& row_of) {
+  Rows c;
+  c.first = a.first;
+  std::vector<double> sum(n, 0.0);
+  std::vector<char> seen(n, 0);
+  std::vector<std::uint64_t> touched;
+  for (std::uint64_t i = 0; i < a.count(); ++i) {
+    touched.clear();
+    for (std::uint64_t e = a.offsets[i]; e < a.offsets[i + 1]; ++e) {
+      const RowRef b = row_of(a.columns[e]);
+      const double x = a.values[e];
+      for (std::uint64_t f = b.rows->offsets[b.index]; f < b.rows->offsets[b.index + 1]; ++f) {
+        const std::uint64_t k = b.rows->columns[f];
+        if (!seen[k]) {
+          seen[k] = 1;
+          touched.push_back(k);
+        }
+        sum[k] += x * b.rows->values[f];
+      }
+    }
+    std::sort(touched.begin(), touched.end());
+    for (std::uint64_t k : touched) {
+      c.columns.push_back(k);
+      c.values.push_back(sum[k]);
+      sum[k] = 0;
+      seen[k] = 0;
+    }
+    c.offsets.push_back(c.columns.size());
+  }
+  return c;
+}
+
+std::vector<int> displacements(const std::vector<int>& counts) {
+  std::vector<int> d(counts.size(), 0);
+  for (size_t i = 1; i < counts.size(); ++i) d[i] = d[i - 1] + counts[i - 1];
+  return d;
+}
+
+}  // namespace
+
+Method parse_method(const std::string& name) {
+  if (name == "allgather") return Method::allgather;
+  if (name == "neighbor") return Method::neighbor;
+  if (name == "combined") return Method::combined;
+  fail_everywhere(fmt::format("unknown SpMM method '{}' (allgather, neighbor or combined)", name));
+}
+
+const char* method_name(Method m) {
+  switch (m) {
+    case Method::allgather:
+      return "allgather";
+    case Method::neighbor:
+      return "neighbor";
+    case Method::combined:
+      return "combined";
+  }
+  return "?";
+}
+
+Rows rows_of(const DistGraph& g) {
+  Rows r;
+  r.first = g.first_owned();
+  std::vector<std::pair<std::uint64_t, double>> row;
+  for (lid_t l = 0; l < g.owned_count(); ++l) {
+    row.clear();
+    const auto nbrs = g.neighbors(l);
+    const auto w = g.weights(l);
+    for (size_t k = 0; k < nbrs.size(); ++k) row.emplace_back(g.global_id(nbrs[k]), w[k]);
+    std::sort(row.begin(), row.end());
+    for (const auto& [col, val] : row) {
+      r.columns.push_back(col);
+      r.values.push_back(val);
+    }
+    r.offsets.push_back(r.columns.size());
+  }
+  return r;
+}
+
+Result run(const Comm& comm, const DistGraph& g, Method method, int iters,
+           const nbr::PlanOptions& plan_options) {
+  Result result;
+  const Rows a = rows_of(g);
+  const std::vector<std::uint64_t> mine = serialize(a);
+  const int words = static_cast<int>(mine.size());
+  const Distribution& dist = g.distribution();
+  const int p = comm.size();
+
+  // Setup: the topology of A's nonzeros (symmetric: A is), the plan, and
+  // the block sizes, once.
+  comm.barrier();
+  double start = MPI_Wtime();
+  const std::vector<int>& nbrs = g.ghost_relation().ranks;
+  Comm topology;
+  std::optional<nbr::Collectives> combined;
+  std::vector<int> counts, displs, sources;
+  if (method == Method::allgather) {
+    counts.resize(static_cast<size_t>(p));
+    MPI_Allgather(&words, 1, MPI_INT, counts.data(), 1, MPI_INT, comm.get());
+    sources.resize(static_cast<size_t>(p));
+    std::iota(sources.begin(), sources.end(), 0);
+  } else {
+    topology = comm.dist_graph_adjacent(nbrs);
+    if (method == Method::combined) combined.emplace(topology.get(), plan_options);
+    counts.resize(std::max<size_t>(nbrs.size(), 1));
+    MPI_Neighbor_allgather(&words, 1, MPI_INT, counts.data(), 1, MPI_INT, topology.get());
+    counts.resize(nbrs.size());
+    sources = nbrs;
+  }
+  displs = displacements(counts);
+  std::vector<std::uint64_t> received(
+      std::max<std::uint64_t>(1, std::accumulate(counts.begin(), counts.end(), std::uint64_t{0})));
+  if (counts.empty()) counts.assign(1, 0), displs.assign(1, 0);  // MPI wants arrays
+  result.setup_seconds = max_over_ranks(comm, MPI_Wtime() - start);
+  if (method == Method::allgather)
+    result.messages = static_cast<std::uint64_t>(p) * static_cast<std::uint64_t>(p - 1);
+  else if (method == Method::neighbor)
+    result.messages = sum_over_ranks<std::uint64_t>(comm, nbrs.size());
+  else
+    result.messages = sum_over_ranks(comm, combined->plan().figures.messages);
+
+  double gather = 0, mult = 0;
+  std::vector<Rows> blocks(static_cast<size_t>(p));
+  for (int it = 0; it < iters; ++it) {
+    comm.barrier();
+    start = MPI_Wtime();
+    if (method == Method::allgather)
+      MPI_Allgatherv(mine.data(), words, MPI_UINT64_T, received.data(), counts.data(),
+                     displs.data(), MPI_UINT64_T, comm.get());
+    else if (method == Method::neighbor)
+      MPI_Neighbor_allgatherv(mine.data(), words, MPI_UINT64_T, received.data(), counts.data(),
+                              displs.data(), MPI_UINT64_T, topology.get());
+    else
+      combined->allgatherv(mine.data(), words, MPI_UINT64_T, received.data(), counts.data(),
+                           displs.data(), MPI_UINT64_T);
+    for (size_t s = 0; s < sources.size(); ++s)
+      if (sources[s] != comm.rank())
+        blocks[static_cast<size_t>(sources[s])] = deserialize(received.data() + displs[s]);
+    const double t1 = MPI_Wtime();
+    gather += t1 - start;
+    result.c = multiply(a, g.global_vertex_count(), [&](std::uint64_t j) {
+      const int owner = dist.owner_of(j);
+      const Rows* rows = owner == comm.rank() ? &a : &blocks[static_cast<size_t>(owner)];
+      return RowRef{rows, j - rows->first};
+    });
+    mult += MPI_Wtime() - t1;
+  }
+  result.gather_seconds = max_over_ranks(comm, gather / std::max(iters, 1));
+  result.multiply_seconds = max_over_ranks(comm, mult / std::max(iters, 1));
+  return result;
+}
+
+std::string check(const Comm& comm, const DistGraph& g, const Rows& c) {
+  const int p = comm.size();
+  // Gather A's and C's blocks on rank 0.
+  auto gather_blocks = [&](const Rows& r) {
+    const std::vector<std::uint64_t> words = serialize(r);
+    int n = static_cast<int>(words.size());
+    std::vector<int> counts(static_cast<size_t>(p));
+    MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm.get());
+    const std::vector<int> displs = displacements(counts);
+    std::vector<std::uint64_t> all(
+        comm.rank() == 0 ? static_cast<size_t>(displs.back() + counts.back()) : 1);
+    MPI_Gatherv(words.data(), n, MPI_UINT64_T, all.data(), counts.data(), displs.data(),
+                MPI_UINT64_T, 0, comm.get());
+    std::vector<Rows> out;
+    if (comm.rank() == 0)
+      for (int q = 0; q < p; ++q)
+        out.push_back(deserialize(all.data() + displs[static_cast<size_t>(q)]));
+    return out;
+  };
+  const std::vector<Rows> a = gather_blocks(rows_of(g));
+  const std::vector<Rows> got = gather_blocks(c);
+  std::string verdict = "OK";
+  if (comm.rank() == 0) {
+    const Distribution& dist = g.distribution();
+    for (int q = 0; q < p && verdict == "OK"; ++q) {
+      const Rows want =
+          multiply(a[static_cast<size_t>(q)], g.global_vertex_count(), [&](std::uint64_t j) {
+            const Rows& rows = a[static_cast<size_t>(dist.owner_of(j))];
+            return RowRef{&rows, j - rows.first};
+          });
+      const Rows& have = got[static_cast<size_t>(q)];
+      for (std::uint64_t i = 0; i < want.count() && verdict == "OK"; ++i) {
+        const auto span = [](const Rows& r, std::uint64_t i) {
+          return std::make_pair(r.offsets[i], r.offsets[i + 1]);
+        };
+        const auto [wb, we] = span(want, i);
+        const auto [hb, he] = i < have.count() ? span(have, i) : std::make_pair(0ul, 0ul);
+        const bool same = we - wb == he - hb &&
+                          std::equal(want.columns.begin() + static_cast<std::ptrdiff_t>(wb),
+                                     want.columns.begin() + static_cast<std::ptrdiff_t>(we),
+                                     have.columns.begin() + static_cast<std::ptrdiff_t>(hb)) &&
+                          std::equal(want.values.begin() + static_cast<std::ptrdiff_t>(wb),
+                                     want.values.begin() + static_cast<std::ptrdiff_t>(we),
+                                     have.values.begin() + static_cast<std::ptrdiff_t>(hb));
+        if (!same)
+          verdict = fmt::format("row {} of C differs from the serial product", want.first + i);
+      }
+    }
+  }
+  unsigned long length = verdict.size();
+  MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG, 0, comm.get());
+  verdict.resize(length);
+  MPI_Bcast(verdict.data(), static_cast<int>(length), MPI_CHAR, 0, comm.get());
+  return verdict;
+}
+
+}  // namespace gc::spmm
