@@ -27,6 +27,7 @@ struct BfsOptions {
   std::int64_t root = -1;
   std::string levels, json;
   bool profile = false;
+  bool no_work_sharing = false;
 };
 
 struct ConfigRun {
@@ -194,7 +195,8 @@ ConfigRun run_configuration(const Comm& comm, const bfs::BfsGraph& bg,
   ConfigRun run;
   run.config = config;
   const DistGraph& g = bg.g;
-  bfs::Bfs engine(comm, bg, config.algorithm, config.model);
+  bfs::Bfs engine(comm, bg, config.algorithm, config.model,
+                  o.no_work_sharing ? bfs::Bfs::WorkSharing::off : bfs::Bfs::WorkSharing::on);
   run.setup_seconds = engine.setup_seconds();
   for (std::size_t k = 0; k < keys.size(); ++k) {
     if (k % 16 == 0)
@@ -355,6 +357,8 @@ void add_bfs_command(CLI::App& app, Runner& run) {
                   "Write 'vertex level' per reached vertex of the first search (0-based ids)");
   cmd->add_flag("--profile", o.profile,
                 "Per level: direction, frontier size, time, messages and bytes");
+  cmd->add_flag("--no-work-sharing", o.no_work_sharing,
+                "hybrid: ranks of a node do not take each other's frontier work");
   cmd->add_option("--json", o.json, "Write the results as JSON (docs/json-schema.md)");
   cmd->callback(
       [&run] { run = [](const Comm& comm, const Invocation& inv) { run_bfs(comm, inv, o); }; });

@@ -162,7 +162,8 @@ Directions expect_serial_bfs(const DistGraph& g, const std::vector<vid_t>& roots
     if (c.model == "hybrid") runs.emplace_back(c, true);
   }
   for (const auto& [c, share_first] : runs) {
-    bfs::Bfs engine(comm, bg, c.algorithm, c.model, share_first);
+    bfs::Bfs engine(comm, bg, c.algorithm, c.model,
+                    share_first ? bfs::Bfs::WorkSharing::first : bfs::Bfs::WorkSharing::on);
     EXPECT_EQ(engine.configuration(), c.name());
     std::uint64_t shared = 0, reached = 0;
     for (std::size_t k = 0; k < roots.size(); ++k) {

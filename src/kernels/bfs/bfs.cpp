@@ -94,19 +94,20 @@ std::vector<Configuration> all_configurations() {
 class Bfs::Impl {
  public:
   Impl(const Comm& comm, const BfsGraph& bg, Algorithm algorithm, const std::string& model,
-       bool share_first)
+       WorkSharing sharing)
       : comm_(comm),
         bg_(bg),
         g_(bg.g),
         algorithm_(algorithm),
         model_(model),
-        share_first_(share_first) {
+        share_first_(sharing == WorkSharing::first) {
     if (algorithm != Algorithm::replicated)
       exchange_ = make_exchange(model, comm, bfs_neighborhood(g_));
     level_.resize(bg.owned);
     parent_.resize(bg.owned);
     if (exchange_) ghost_pushed_.resize(g_.ghost_count());
-    if (exchange_ && exchange_->work_share()) share_graph(*exchange_->work_share());
+    if (exchange_ && exchange_->work_share() && sharing != WorkSharing::off)
+      share_graph(*exchange_->work_share());
     if (algorithm != Algorithm::top_down) {
       frontier_bits_.resize(bg.bitmap_words);
       if (!bg.aligned) gathered_.resize(bg.gathered_words);
@@ -440,10 +441,10 @@ class Bfs::Impl {
 };
 
 Bfs::Bfs(const Comm& comm, const BfsGraph& bg, Algorithm algorithm, const std::string& model,
-         bool share_first) {
+         WorkSharing sharing) {
   comm.barrier();
   const double start = MPI_Wtime();
-  impl_ = std::make_unique<Impl>(comm, bg, algorithm, model, share_first);
+  impl_ = std::make_unique<Impl>(comm, bg, algorithm, model, sharing);
   setup_seconds_ = max_over_ranks(comm, MPI_Wtime() - start);
 }
 Bfs::~Bfs() = default;

@@ -73,10 +73,12 @@ struct BfsGraph {
 // every search.
 class Bfs {
  public:
-  // `share_first` (tests): over the hybrid model, take node peers' frontier
-  // work before this rank's own, so work sharing happens whatever the timing.
+  // Over the hybrid model, top-down ranks of a node share frontier work
+  // (on); `off` measures the model without it; `first` (tests) takes node
+  // peers' work before this rank's own, so sharing happens whatever the timing.
+  enum class WorkSharing { on, off, first };
   Bfs(const Comm& comm, const BfsGraph& bg, Algorithm algorithm, const std::string& model,
-      bool share_first = false);
+      WorkSharing sharing = WorkSharing::on);
   ~Bfs();
   Bfs(const Bfs&) = delete;
   Bfs& operator=(const Bfs&) = delete;
