@@ -126,7 +126,8 @@ Hyperedge match_hyperedges(MPI_Comm comm, const std::vector<int>& candidates,
   std::vector<int> gone;  // candidates matched elsewhere or with nothing to request
   Hyperedge matched;
   const size_t c = candidates.size();
-  std::vector<int> out(c * kRecord), in(c * kRecord);
+  // Never empty: MPICH refuses null buffers even for no neighbours.
+  std::vector<int> out(std::max<size_t>(c, 1) * kRecord), in(out.size());
   while (true) {
     // Drop what includes a rank that is gone.
     std::erase_if(edges, [&](const Hyperedge& h) {
@@ -290,6 +291,8 @@ Plan build_plan(MPI_Comm user_comm, const PlanOptions& options) {
     for (int size = k_min; size <= k_max; ++size)
       extend(extend, 0, Row(words, ~std::uint64_t{0}), size);
     plan.figures.hyperedges += edges.size();
+    auto& considered = plan.considered.emplace_back();
+    for (const Hyperedge& h : edges) considered.push_back(h.members);
 
     // 3. Matching.
     const Hyperedge group = match_hyperedges(comm, candidates, std::move(edges));

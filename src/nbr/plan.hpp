@@ -76,6 +76,9 @@ struct Plan {
   std::vector<int> direct_sources;            // positions received directly
   std::vector<CombinedIncoming> combined_in;  // by (step, via)
   PlanFigures figures;
+  // Per step run (the last one formed no group anywhere): the friend groups
+  // this rank considered, as sorted member lists (for tests of the matching).
+  std::vector<std::vector<std::vector<int>>> considered;
   bool combines() const { return !roles.empty() || !combined_in.empty(); }
 };
 

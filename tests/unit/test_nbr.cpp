@@ -1,13 +1,16 @@
 // Collaborative neighborhood collectives (nbr/): on Moore, random, asymmetric
 // (with duplicate edges and self-loops) and empty topologies, for every group
-// size and both modes, the four collectives give byte for byte what the MPI
+// size and both modes, allgather(v) give byte for byte what the MPI
 // library's own blocking neighbour collectives give on the same
-// communicator; the friend groups are mutual; where groups form, fewer
+// communicator, and alltoall(v) what the standard says (computed here from
+// the edge list); the friend groups are mutual; where groups form, fewer
 // messages are sent, as the plan's formula says.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <numeric>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -50,10 +53,41 @@ int value(int kind, int rank, size_t position, int element) {
 
 // Runs the four collectives both ways and compares. Counts vary with the
 // sender (v variants) so block sizes differ.
-void expect_same_as_mpi(MPI_Comm comm, nbr::Collectives& ours, const std::string& what) {
+// For each of my incoming edges (source position i), the position of the
+// same edge in its sender's destination list: duplicate edges pair in list
+// order (MPI-4.1 section 8.6), computed here from the edge list alone.
+// (MPICH 4.0's blocking neighbour alltoall pairs duplicate self-loops in the
+// reverse order, so the alltoall results are checked against this, not
+// against the library.)
+std::vector<size_t> sender_positions(const Edges& edges, int me) {
+  std::map<int, std::vector<size_t>> to_me;  // sender -> its positions of edges to me
+  std::map<int, size_t> next_position;       // sender -> destinations seen so far
+  std::vector<size_t> out;
+  std::map<int, size_t> copies;  // sender -> my copies seen so far
+  for (const auto& [a, b] : edges) {
+    const size_t j = next_position[a]++;
+    if (b == me) to_me[a].push_back(j);
+  }
+  for (const auto& [a, b] : edges)
+    if (b == me) out.push_back(to_me[a][copies[a]++]);
+  return out;
+}
+
+void expect_same_as_mpi(MPI_Comm comm, nbr::Collectives& ours, const Edges& edges,
+                        const std::string& what) {
   const nbr::Topology& t = ours.plan().topology;
   const int me = world().rank();
   const size_t in = t.sources.size(), out = t.destinations.size();
+  const std::vector<size_t> at_sender = sender_positions(edges, me);
+  // What alltoall must deliver: block i is the sender's block for this edge.
+  auto expected = [&](int kind, int n) {
+    std::vector<int> want(std::max<size_t>(in, 1) * static_cast<size_t>(n), -1);
+    for (size_t i = 0; i < in; ++i)
+      for (int x = 0; x < n; ++x)
+        want[i * static_cast<size_t>(n) + static_cast<size_t>(x)] =
+            value(kind, t.sources[i], at_sender[i], x);
+    return want;
+  };
   auto count_of = [](int rank, size_t position) {
     return 1 + (rank * 7 + static_cast<int>(position) * 3) % 5;
   };
@@ -71,7 +105,7 @@ void expect_same_as_mpi(MPI_Comm comm, nbr::Collectives& ours, const std::string
     for (size_t j = 0; j < out; ++j)
       for (int x = 0; x < n; ++x)
         blocks[j * static_cast<size_t>(n) + static_cast<size_t>(x)] = value(2, me, j, x);
-    MPI_Neighbor_alltoall(blocks.data(), n, MPI_INT, want.data(), n, MPI_INT, comm);
+    want = expected(2, n);
     std::fill(got.begin(), got.end(), -1);
     ours.alltoall(blocks.data(), n, MPI_INT, got.data(), n, MPI_INT);
     ASSERT_EQ(got, want) << what << ": alltoall of " << n;
@@ -87,7 +121,7 @@ void expect_same_as_mpi(MPI_Comm comm, nbr::Collectives& ours, const std::string
     std::vector<int> want1(std::max<size_t>(in, 1) * static_cast<size_t>(n), -1),
         want2(want1.size(), -1), got1(want1.size(), -1), got2(want1.size(), -1);
     MPI_Neighbor_allgather(send.data(), n, MPI_INT, want1.data(), n, MPI_INT, comm);
-    MPI_Neighbor_alltoall(blocks.data(), n, MPI_INT, want2.data(), n, MPI_INT, comm);
+    want2 = expected(6, n);
     nbr::Request first = ours.iallgather(send.data(), n, MPI_INT, got1.data(), n, MPI_INT);
     nbr::Request second = ours.ialltoall(blocks.data(), n, MPI_INT, got2.data(), n, MPI_INT);
     second.wait();
@@ -104,7 +138,7 @@ void expect_same_as_mpi(MPI_Comm comm, nbr::Collectives& ours, const std::string
     for (int round = 0; round < 3; ++round) {
       for (size_t x = 0; x < blocks.size(); ++x)
         blocks[x] = value(7 + round, me, x / n, static_cast<int>(x % n));
-      MPI_Neighbor_alltoall(blocks.data(), n, MPI_INT, want.data(), n, MPI_INT, comm);
+      want = expected(7 + round, n);
       p.start();
       p.wait();
       ASSERT_EQ(got, want) << what << ": persistent alltoall, start " << round;
@@ -130,8 +164,7 @@ void expect_same_as_mpi(MPI_Comm comm, nbr::Collectives& ours, const std::string
     ours.allgatherv(send.data(), mine, MPI_INT, got.data(), counts.data(), displs.data(), MPI_INT);
     ASSERT_EQ(got, want) << what << ": allgatherv";
   }
-  // alltoallv: the count of a block depends on its sender and position (the
-  // receiver learns it from the library's own alltoall).
+  // alltoallv: the count of a block depends on its sender and position.
   {
     std::vector<int> scounts(std::max<size_t>(out, 1)), sdispls(scounts.size());
     int stotal = 0;
@@ -146,15 +179,15 @@ void expect_same_as_mpi(MPI_Comm comm, nbr::Collectives& ours, const std::string
         send[static_cast<size_t>(sdispls[j] + x)] = value(4, me, j, x);
     std::vector<int> rcounts(std::max<size_t>(in, 1)), rdispls(rcounts.size());
     int rtotal = 0;
-    // Learn the counts with the library's own alltoall (one int a block).
-    MPI_Neighbor_alltoall(scounts.data(), 1, MPI_INT, rcounts.data(), 1, MPI_INT, comm);
+    for (size_t i = 0; i < in; ++i) rcounts[i] = count_of(t.sources[i], at_sender[i]);
     for (size_t i = 0; i < in; ++i) {
       rdispls[i] = rtotal + 2;
       rtotal += rcounts[i] + 2;
     }
     std::vector<int> want(static_cast<size_t>(std::max(rtotal, 1)), -1), got(want);
-    MPI_Neighbor_alltoallv(send.data(), scounts.data(), sdispls.data(), MPI_INT, want.data(),
-                           rcounts.data(), rdispls.data(), MPI_INT, comm);
+    for (size_t i = 0; i < in; ++i)
+      for (int x = 0; x < rcounts[i]; ++x)
+        want[static_cast<size_t>(rdispls[i] + x)] = value(4, t.sources[i], at_sender[i], x);
     ours.alltoallv(send.data(), scounts.data(), sdispls.data(), MPI_INT, got.data(), rcounts.data(),
                    rdispls.data(), MPI_INT);
     ASSERT_EQ(got, want) << what << ": alltoallv";
@@ -198,6 +231,58 @@ void expect_mutual_groups(const nbr::Plan& plan, const std::string& what) {
           << " did not join the group of step " << mine[x];
 }
 
+// Maximal: in every step, each friend group that all its members considered
+// has a member that joined some group in that step.
+void expect_maximal_matching(const nbr::Plan& plan, const std::string& what) {
+  const Comm& comm = world();
+  const int p = comm.size();
+  // Records: step, joined (0/1) or a considered group: step, members (-1 padded).
+  constexpr int kWidth = 6;
+  std::vector<int> mine;
+  auto add = [&](int step, int kind, const std::vector<int>& members) {
+    std::vector<int> rec(kWidth, -1);
+    rec[0] = step;
+    rec[1] = kind;
+    std::copy(members.begin(), members.end(), rec.begin() + 2);
+    mine.insert(mine.end(), rec.begin(), rec.end());
+  };
+  for (size_t s = 0; s < plan.considered.size(); ++s)
+    for (const auto& h : plan.considered[s]) add(static_cast<int>(s), 0, h);
+  for (const nbr::GroupRole& r : plan.roles) add(r.step, 1, {comm.rank()});
+  int n = static_cast<int>(mine.size());
+  std::vector<int> counts(static_cast<size_t>(p)), displs(static_cast<size_t>(p), 0);
+  MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, comm.get());
+  for (int r = 1; r < p; ++r)
+    displs[static_cast<size_t>(r)] =
+        displs[static_cast<size_t>(r) - 1] + counts[static_cast<size_t>(r) - 1];
+  std::vector<int> all(static_cast<size_t>(std::max(1, displs.back() + counts.back())));
+  mine.push_back(0);  // never null
+  MPI_Allgatherv(mine.data(), n, MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT,
+                 comm.get());
+  std::set<std::pair<int, int>> joined;                   // (step, rank)
+  std::map<std::pair<int, std::vector<int>>, int> known;  // (step, group) -> ranks knowing it
+  for (int r = 0; r < p; ++r)
+    for (int x = displs[static_cast<size_t>(r)];
+         x < displs[static_cast<size_t>(r)] + counts[static_cast<size_t>(r)]; x += kWidth) {
+      const int* rec = all.data() + x;
+      std::vector<int> members;
+      for (int m = 2; m < kWidth && rec[m] >= 0; ++m) members.push_back(rec[m]);
+      if (rec[1] == 1)
+        joined.emplace(rec[0], r);
+      else
+        ++known[{rec[0], members}];
+    }
+  for (const auto& [key, count] : known) {
+    const auto& [step, members] = key;
+    if (count != static_cast<int>(members.size())) continue;  // not every member considered it
+    const bool covered = std::any_of(members.begin(), members.end(), [&](int m) {
+      return joined.count({step, m}) > 0;
+    });
+    EXPECT_TRUE(covered) << what << ": step " << step
+                         << ": a group all members considered, none matched";
+  }
+}
+
 void check_topology(const Edges& edges, const std::string& name) {
   MPI_Comm comm = make_comm(edges);
   for (int k : {0, 2, 3, 4})
@@ -210,8 +295,9 @@ void check_topology(const Edges& edges, const std::string& name) {
       const std::string what =
           fmt::format("{} k={} {} at {} ranks", name, k == 0 ? "auto" : std::to_string(k),
                       mode == nbr::Mode::aware ? "aware" : "agnostic", world().size());
-      expect_same_as_mpi(comm, ours, what);
+      expect_same_as_mpi(comm, ours, edges, what);
       expect_mutual_groups(ours.plan(), what);
+      expect_maximal_matching(ours.plan(), what);
       const nbr::PlanFigures& f = ours.plan().figures;
       EXPECT_EQ(f.default_messages, ours.plan().topology.destinations.size());
       // A member may send as many as before (m = k + 1 split 2/1 with k = 2);
