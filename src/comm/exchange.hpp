@@ -2,8 +2,8 @@
 // the vocabulary of Ghosh et al. (IPDPS 2019, section III): a kernel *pushes*
 // messages for neighbour ranks, *evokes* communication progress and
 // *processes* what arrived; the exchange detects termination. One class per
-// communication model implements it (nsr.cpp, rma.cpp, ncl.cpp, rma_fence.cpp,
-// rma_hash.cpp, shmem_fence.cpp, shmem_hash.cpp, hybrid.cpp); a kernel never
+// communication model implements it (nsr.cpp, nsr_agg.cpp, rma.cpp, ncl.cpp,
+// rma_packets.cpp, shmem_packets.cpp, hybrid.cpp); a kernel never
 // touches a model's internals, and a new model is one new file.
 #pragma once
 

@@ -1,5 +1,5 @@
 // OpenSHMEM (Open MPI's oshmem), started on demand by the models that use it
-// (comm/shmem_fence.cpp, comm/shmem_hash.cpp) after MPI_Init, and the end of
+// (comm/shmem_packets.cpp, comm/hybrid.cpp) after MPI_Init, and the end of
 // MPI for every program: in Open MPI shmem_finalize() also finalizes MPI, so a
 // program calls exactly one of shmem_finalize() and MPI_Finalize(), which is
 // finalize_mpi()'s choice. Built without OpenSHMEM (MPICH), only

@@ -342,10 +342,11 @@ TEST(Nbr, EmptyNeighbourhoods) {
 }
 
 // Dense topologies at enough ranks must combine: groups form and fewer
-// messages go out than the plain schedule's.
+// messages go out than the plain schedule's. At 4 ranks or fewer no pair
+// shares more than 2 outgoing neighbours besides each other, so no group of
+// 2 can save anything and none may form.
 TEST(Nbr, DenseTopologiesCombine) {
   const int p = world().size();
-  if (p < 6) GTEST_SKIP() << "groups need more ranks";
   MPI_Comm comm = make_comm(nbr::random_topology(p, 0.9, 5));
   nbr::PlanOptions o;
   o.k = 2;
@@ -353,8 +354,13 @@ TEST(Nbr, DenseTopologiesCombine) {
   std::uint64_t figures[2] = {ours.plan().figures.messages, ours.plan().figures.default_messages},
                 sums[2];
   MPI_Allreduce(figures, sums, 2, MPI_UINT64_T, MPI_SUM, world().get());
-  EXPECT_LT(sums[0], sums[1]);
-  EXPECT_GT(ours.plan().figures.steps, 0);
+  if (p <= 4) {
+    EXPECT_EQ(sums[0], sums[1]);
+    EXPECT_EQ(ours.plan().figures.steps, 0);
+  } else if (p >= 6) {
+    EXPECT_LT(sums[0], sums[1]);
+    EXPECT_GT(ours.plan().figures.steps, 0);
+  }
   MPI_Comm_free(&comm);
 }
 
