@@ -31,29 +31,27 @@ TOPOLOGIES = ["moore:2:1", "moore:2:2", "moore:2:3", "moore:2:4", "moore:3:1", "
               "random:0.05", "random:0.2", "random:0.5", "random:0.8", "graph:rmat:18"]
 
 
-def run(binary, ranks, topology, collective, k, sizes, iters, repeat):
+def graphcomm_json(binary, ranks, args):
+    """Runs `graphcomm ARGS --json FILE` at `ranks` ranks; the JSON document."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "r.json")
-        cmd = [GCRUN, "-np", str(ranks), binary, "nbr", "bench", "-q", "--topology", topology,
-               "--collective", collective, "--k", k, "--sizes", sizes, "--iters", str(iters),
-               "--repeat", str(repeat), "--check", "--json", out]
+        cmd = [GCRUN, "-np", str(ranks), binary] + args + ["--json", out]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             raise RuntimeError(f"failed: {' '.join(cmd)}\n{proc.stderr[-2000:]}")
         with open(out) as f:
             return json.load(f)
+
+
+def run(binary, ranks, topology, collective, k, sizes, iters, repeat):
+    return graphcomm_json(binary, ranks, [
+        "nbr", "bench", "-q", "--topology", topology, "--collective", collective, "--k", k,
+        "--sizes", sizes, "--iters", str(iters), "--repeat", str(repeat), "--check"])
 
 
 def spmm(binary, ranks, matrix, iters):
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "r.json")
-        cmd = [GCRUN, "-np", str(ranks), binary, "spmm", "-q", "--matrix", matrix, "--method", "all",
-               "--iters", str(iters), "--check", "--json", out]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise RuntimeError(f"failed: {' '.join(cmd)}\n{proc.stderr[-2000:]}")
-        with open(out) as f:
-            return json.load(f)
+    return graphcomm_json(binary, ranks, ["spmm", "-q", "--matrix", matrix, "--method", "all",
+                                          "--iters", str(iters), "--check"])
 
 
 def main():
