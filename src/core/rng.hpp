@@ -19,6 +19,7 @@ enum class Stream : std::uint64_t {
   er_skip = 5,
   sbm_skip = 6,
   bfs_key = 7,
+  mq_event = 8,
 };
 
 class CounterRng {

@@ -1,0 +1,18 @@
+// The engines' constructors (one file each); make_engine (engine.cpp) picks one.
+#pragma once
+
+#include <memory>
+
+#include "mq/engine.hpp"
+
+namespace gc::mq {
+
+std::unique_ptr<Engine> make_linked_list(const EngineOptions& options);
+std::unique_ptr<Engine> make_rank_array(const EngineOptions& options);
+std::unique_ptr<Engine> make_bins(const EngineOptions& options);
+std::unique_ptr<Engine> make_hash(const EngineOptions& options);
+std::unique_ptr<Engine> make_vectors(const EngineOptions& options);
+std::unique_ptr<Engine> make_partner_static(const EngineOptions& options);
+std::unique_ptr<Engine> make_partner_dynamic(const EngineOptions& options);
+
+}  // namespace gc::mq
