@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "core/mpi_file.hpp"
 #include "core/output.hpp"
 #include "graph/dist_graph.hpp"
 #include "nbr/collectives.hpp"
@@ -18,7 +19,7 @@ namespace {
 
 struct NbrOptions {
   std::string topology, collective = "allgather", k = "auto", mode = "agnostic";
-  std::string sizes = "4,64,1024,4096", json;
+  std::string sizes = "4,64,1024,4096", json, save_topology;
   bool nonblocking = false, check = false;
   int theta = 0, ranks_per_node = 0, iters = 100, repeat = 3;
   std::uint64_t seed = 1;
@@ -42,6 +43,26 @@ double number(const std::string& text, const std::string& what) {
   if (used == 0 || used != text.size())
     fail_everywhere(fmt::format("{}: '{}' is not a number", what, text));
   return v;
+}
+
+// --save-topology: the topology as a file:PATH topology ("r: n1 n2 ..."), so
+// that other programs (bench/nbr.py's MPI Advance driver) run the same one.
+void save_topology(const Comm& comm, const std::string& path, const std::vector<int>& mine) {
+  std::vector<int> line{comm.rank(), static_cast<int>(mine.size())};
+  line.insert(line.end(), mine.begin(), mine.end());
+  const std::vector<int> all = allgatherv(comm, line);
+  write_atomically(comm, path, [&](const std::string& tmp) {
+    if (comm.rank() != 0) return;
+    std::FILE* f = std::fopen(tmp.c_str(), "w");
+    if (!f) fail(fmt::format("--save-topology {}: cannot write: {}", path, std::strerror(errno)));
+    for (size_t at = 0; at < all.size(); at += 2 + static_cast<size_t>(all[at + 1])) {
+      fmt::print(f, "{}:", all[at]);
+      for (int j = 0; j < all[at + 1]; ++j)
+        fmt::print(f, " {}", all[at + 2 + static_cast<size_t>(j)]);
+      fmt::print(f, "\n");
+    }
+    if (std::fclose(f) != 0) fail(fmt::format("--save-topology {}: write failed", path));
+  });
 }
 
 // This rank's neighbour lists for --topology.
@@ -133,6 +154,19 @@ class Caller {
       if (nonblocking) MPI_Wait(&r, MPI_STATUS_IGNORE);
       return;
     }
+    if (!nonblocking) {
+      if (gather && !v)
+        ours->allgather(send_.data(), n_, MPI_BYTE, recv_.data(), n_, MPI_BYTE);
+      else if (gather)
+        ours->allgatherv(send_.data(), n_, MPI_BYTE, recv_.data(), recvcounts_.data(),
+                         rdispls_.data(), MPI_BYTE);
+      else if (!v)
+        ours->alltoall(send_.data(), n_, MPI_BYTE, recv_.data(), n_, MPI_BYTE);
+      else
+        ours->alltoallv(send_.data(), sendcounts_.data(), sdispls_.data(), MPI_BYTE, recv_.data(),
+                        recvcounts_.data(), rdispls_.data(), MPI_BYTE);
+      return;
+    }
     nbr::Request r;
     if (gather && !v)
       r = ours->iallgather(send_.data(), n_, MPI_BYTE, recv_.data(), n_, MPI_BYTE);
@@ -144,7 +178,7 @@ class Caller {
     else
       r = ours->ialltoallv(send_.data(), sendcounts_.data(), sdispls_.data(), MPI_BYTE,
                            recv_.data(), recvcounts_.data(), rdispls_.data(), MPI_BYTE);
-    r.wait();  // the blocking calls are exactly this
+    r.wait();
   }
 
   const std::vector<char>& received() const { return recv_; }
@@ -183,6 +217,7 @@ void run_nbr_bench(const Comm& comm, const Invocation& inv, const NbrOptions& o)
   }
   std::vector<int> sources, destinations;
   topology_lists(comm, o, sources, destinations);
+  if (!o.save_topology.empty()) save_topology(comm, o.save_topology, destinations);
   const Comm graph = Comm::adopt(nbr::make_dist_graph(comm.get(), sources, destinations));
   Progress::say(comm, "building the plan");
   nbr::Collectives ours(graph.get(), po);
@@ -301,6 +336,8 @@ void add_nbr_command(CLI::App& app, Runner& run) {
   cmd->add_option("--seed", o.seed, "Seed of random topologies and graphs")->capture_default_str();
   cmd->add_flag("--check", o.check, "Compare every result with the library's blocking collective");
   cmd->add_option("--json", o.json, "Write the results as JSON");
+  cmd->add_option("--save-topology", o.save_topology,
+                  "Write the topology as a file: topology (r: n1 n2 ...)");
   cmd->callback([&run] {
     run = [](const Comm& comm, const Invocation& inv) { run_nbr_bench(comm, inv, o); };
   });

@@ -1,5 +1,6 @@
 #include "nbr/collectives.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace gc::nbr {
@@ -44,60 +45,65 @@ Collectives::Collectives(MPI_Comm comm, const PlanOptions& options) : user_(comm
   plan_ = build_plan(comm, options);
 }
 
-Request Collectives::begin(bool shared_send) {
-  Request r;
+// The library's own call: where no group formed, or for datatypes that are
+// not contiguous.
+bool Collectives::library(MPI_Datatype sendtype, MPI_Datatype recvtype) const {
+  return !plan_.combines_anywhere || !contiguous(sendtype) || !contiguous(recvtype);
+}
+
+void Collectives::begin(Request& r, bool shared_send, bool uniform) {
+  r.uniform_ = uniform;
   r.plan_ = &plan_;
   r.comm_ = comm_.get();
   r.me_ = comm_.rank();
   r.shared_send_ = shared_send;
   r.seq_ = calls_++;
-  return r;
 }
 
-Request Collectives::iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                                void* recvbuf, int recvcount, MPI_Datatype recvtype) {
-  Request r;
-  if (!contiguous(sendtype) || !contiguous(recvtype)) {
+void Collectives::prepare_allgather(Request& r, const void* sendbuf, int sendcount,
+                                    MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                                    MPI_Datatype recvtype) {
+  r.reset();
+  if (library(sendtype, recvtype)) {
     MPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, user_,
                             &r.fallback_);
-    return r;
+    return;
   }
-  r = begin(true);
+  begin(r, true, true);
   r.send_.push_back({static_cast<const char*>(sendbuf), sendcount * size_of(sendtype)});
   const std::uint64_t bytes = recvcount * size_of(recvtype);
   for (size_t i = 0; i < plan_.topology.sources.size(); ++i)
     r.recv_.push_back({static_cast<char*>(recvbuf) + i * bytes, bytes});
   r.start();
-  return r;
 }
 
-Request Collectives::iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                                 void* recvbuf, const int recvcounts[], const int displs[],
-                                 MPI_Datatype recvtype) {
-  Request r;
-  if (!contiguous(sendtype) || !contiguous(recvtype)) {
+void Collectives::prepare_allgatherv(Request& r, const void* sendbuf, int sendcount,
+                                     MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                                     const int displs[], MPI_Datatype recvtype) {
+  r.reset();
+  if (library(sendtype, recvtype)) {
     MPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                              user_, &r.fallback_);
-    return r;
+    return;
   }
-  r = begin(true);
+  begin(r, true, false);
   r.send_.push_back({static_cast<const char*>(sendbuf), sendcount * size_of(sendtype)});
   const std::uint64_t size = size_of(recvtype);
   for (size_t i = 0; i < plan_.topology.sources.size(); ++i)
     r.recv_.push_back({static_cast<char*>(recvbuf) + displs[i] * size, recvcounts[i] * size});
   r.start();
-  return r;
 }
 
-Request Collectives::ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                               void* recvbuf, int recvcount, MPI_Datatype recvtype) {
-  Request r;
-  if (!contiguous(sendtype) || !contiguous(recvtype)) {
+void Collectives::prepare_alltoall(Request& r, const void* sendbuf, int sendcount,
+                                   MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                                   MPI_Datatype recvtype) {
+  r.reset();
+  if (library(sendtype, recvtype)) {
     MPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, user_,
                            &r.fallback_);
-    return r;
+    return;
   }
-  r = begin(false);
+  begin(r, false, true);
   const std::uint64_t out = sendcount * size_of(sendtype);
   for (size_t j = 0; j < plan_.topology.destinations.size(); ++j)
     r.send_.push_back({static_cast<const char*>(sendbuf) + j * out, out});
@@ -105,19 +111,19 @@ Request Collectives::ialltoall(const void* sendbuf, int sendcount, MPI_Datatype 
   for (size_t i = 0; i < plan_.topology.sources.size(); ++i)
     r.recv_.push_back({static_cast<char*>(recvbuf) + i * in, in});
   r.start();
-  return r;
 }
 
-Request Collectives::ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                                MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                                const int rdispls[], MPI_Datatype recvtype) {
-  Request r;
-  if (!contiguous(sendtype) || !contiguous(recvtype)) {
+void Collectives::prepare_alltoallv(Request& r, const void* sendbuf, const int sendcounts[],
+                                    const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                                    const int recvcounts[], const int rdispls[],
+                                    MPI_Datatype recvtype) {
+  r.reset();
+  if (library(sendtype, recvtype)) {
     MPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                             recvtype, user_, &r.fallback_);
-    return r;
+    return;
   }
-  r = begin(false);
+  begin(r, false, false);
   const std::uint64_t out = size_of(sendtype);
   for (size_t j = 0; j < plan_.topology.destinations.size(); ++j)
     r.send_.push_back({static_cast<const char*>(sendbuf) + sdispls[j] * out, sendcounts[j] * out});
@@ -125,51 +131,96 @@ Request Collectives::ialltoallv(const void* sendbuf, const int sendcounts[], con
   for (size_t i = 0; i < plan_.topology.sources.size(); ++i)
     r.recv_.push_back({static_cast<char*>(recvbuf) + rdispls[i] * in, recvcounts[i] * in});
   r.start();
+}
+
+// The nonblocking calls start a new request; the blocking ones reuse one
+// (its buffers keep their capacity: no allocation per call once warm); a
+// persistent collective owns one.
+Request Collectives::iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void* recvbuf, int recvcount, MPI_Datatype recvtype) {
+  Request r;
+  prepare_allgather(r, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+  return r;
+}
+Request Collectives::iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void* recvbuf, const int recvcounts[], const int displs[],
+                                 MPI_Datatype recvtype) {
+  Request r;
+  prepare_allgatherv(r, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
+  return r;
+}
+Request Collectives::ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void* recvbuf, int recvcount, MPI_Datatype recvtype) {
+  Request r;
+  prepare_alltoall(r, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+  return r;
+}
+Request Collectives::ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                                const int rdispls[], MPI_Datatype recvtype) {
+  Request r;
+  prepare_alltoallv(r, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                    recvtype);
   return r;
 }
 
 void Collectives::allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                             void* recvbuf, int recvcount, MPI_Datatype recvtype) {
-  iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype).wait();
+  if (library(sendtype, recvtype)) {
+    MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, user_);
+    return;
+  }
+  prepare_allgather(scratch_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+  scratch_.wait();
 }
 void Collectives::allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                              void* recvbuf, const int recvcounts[], const int displs[],
                              MPI_Datatype recvtype) {
-  iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype).wait();
+  prepare_allgatherv(scratch_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
+  scratch_.wait();
 }
 void Collectives::alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                            int recvcount, MPI_Datatype recvtype) {
-  ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype).wait();
+  if (library(sendtype, recvtype)) {
+    MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, user_);
+    return;
+  }
+  prepare_alltoall(scratch_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+  scratch_.wait();
 }
 void Collectives::alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                             MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                             const int rdispls[], MPI_Datatype recvtype) {
-  ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype).wait();
+  prepare_alltoallv(scratch_, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                    recvtype);
+  scratch_.wait();
 }
 
 Persistent Collectives::allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                        void* recvbuf, int recvcount, MPI_Datatype recvtype) {
-  return Persistent(
-      [=, this] { return iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype); });
+  return Persistent([=, this](Request& r) {
+    prepare_allgather(r, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+  });
 }
 Persistent Collectives::allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                         void* recvbuf, const int recvcounts[], const int displs[],
                                         MPI_Datatype recvtype) {
-  return Persistent([=, this] {
-    return iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
+  return Persistent([=, this](Request& r) {
+    prepare_allgatherv(r, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
   });
 }
 Persistent Collectives::alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                       void* recvbuf, int recvcount, MPI_Datatype recvtype) {
-  return Persistent(
-      [=, this] { return ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype); });
+  return Persistent([=, this](Request& r) {
+    prepare_alltoall(r, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+  });
 }
 Persistent Collectives::alltoallv_init(const void* sendbuf, const int sendcounts[],
                                        const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
                                        const int recvcounts[], const int rdispls[],
                                        MPI_Datatype recvtype) {
-  return Persistent([=, this] {
-    return ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+  return Persistent([=, this](Request& r) {
+    prepare_alltoallv(r, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                       recvtype);
   });
 }
@@ -181,15 +232,29 @@ Request& Request::operator=(Request&& other) noexcept {
     comm_ = other.comm_;
     me_ = other.me_;
     shared_send_ = other.shared_send_;
+    uniform_ = other.uniform_;
     seq_ = other.seq_;
     send_ = std::move(other.send_);
     recv_ = std::move(other.recv_);
     receives_ = std::move(other.receives_);
     sends_ = std::move(other.sends_);
+    friend_receives_ = std::move(other.friend_receives_);
+    friend_in_ = std::move(other.friend_in_);
+    blocks_of_ = std::move(other.blocks_of_);
     staging_ = std::move(other.staging_);
     outbox_ = std::move(other.outbox_);
   }
   return *this;
+}
+
+void Request::reset() {
+  if (active()) wait();
+  send_.clear();
+  recv_.clear();
+  receives_.clear();
+  sends_.clear();
+  friend_receives_.clear();
+  staging_.used = outbox_.used = friend_in_.used = 0;
 }
 
 Request::~Request() {
@@ -217,15 +282,14 @@ void Request::start() {
     MPI_Irecv(s.data, static_cast<int>(s.bytes), MPI_BYTE, t.sources[static_cast<size_t>(i)],
               kTagDirect, comm_, &receives_.back());
   }
-  staging_.resize(plan.combined_in.size());
   for (size_t x = 0; x < plan.combined_in.size(); ++x) {
     const CombinedIncoming& c = plan.combined_in[x];
     std::uint64_t bytes = 0;
     for (int pos : c.positions) bytes += recv_[static_cast<size_t>(pos)].bytes;
-    staging_[x].resize(bytes);
+    std::vector<char>& staging = staging_.take(bytes);
     receives_.emplace_back();
-    MPI_Irecv(staging_[x].data(), static_cast<int>(bytes), MPI_BYTE, c.via,
-              combined_tag(c.step, seq_), comm_, &receives_.back());
+    MPI_Irecv(staging.data(), static_cast<int>(bytes), MPI_BYTE, c.via, combined_tag(c.step, seq_),
+              comm_, &receives_.back());
   }
   for (int j : plan.direct_destinations) {
     const Block& b = block(j);
@@ -236,20 +300,34 @@ void Request::start() {
       if (role.members[i] == me_) continue;
       std::vector<int> positions = role.my_blocks_for[i];
       if (shared_send_) positions.assign(1, 0);
+      const int tag = friend_tag(role.step, seq_);
+      if (uniform_) {
+        // Friend i's blocks for my assigned neighbours: all of my block size.
+        const std::uint64_t count = shared_send_ ? 1 : role.own_positions.size();
+        std::vector<char>& in = friend_in_.take(count * block(0).bytes);
+        friend_receives_.emplace_back();
+        MPI_Irecv(in.data(), static_cast<int>(in.size()), MPI_BYTE, role.members[i], tag, comm_,
+                  &friend_receives_.back());
+        if (positions.size() == 1) {  // no copy: straight from the caller's buffer
+          isend(block(positions[0]).data, block(positions[0]).bytes, role.members[i], tag);
+          continue;
+        }
+      }
       std::vector<std::uint64_t> header{positions.size()};
       std::uint64_t bytes = 0;
       for (int pos : positions) {
         header.push_back(block(pos).bytes);
         bytes += block(pos).bytes;
       }
-      std::vector<char>& message = outbox_.emplace_back(header.size() * 8 + bytes);
+      if (uniform_) header.clear();
+      std::vector<char>& message = outbox_.take(header.size() * 8 + bytes);
       std::memcpy(message.data(), header.data(), header.size() * 8);
       char* at = message.data() + header.size() * 8;
       for (int pos : positions) {
         std::memcpy(at, block(pos).data, block(pos).bytes);
         at += block(pos).bytes;
       }
-      isend(message.data(), message.size(), role.members[i], friend_tag(role.step, seq_));
+      isend(message.data(), message.size(), role.members[i], tag);
     }
 }
 
@@ -264,16 +342,30 @@ void Request::wait() {
   if (!plan_) return;
   const Plan& plan = *plan_;
   const Topology& t = plan.topology;
+  size_t next_friend = 0;  // uniform_: index into friend_receives_
   for (const GroupRole& role : plan.roles) {
     const size_t n = role.members.size();
-    std::vector<std::vector<Block>> blocks_of(n);
-    for (size_t i = 0; i < n; ++i) {
+    blocks_of_.resize(std::max(blocks_of_.size(), n));
+    for (auto& b : blocks_of_) b.clear();
+    auto& blocks_of = blocks_of_;
+    if (uniform_) {
+      MPI_Waitall(static_cast<int>(n - 1), friend_receives_.data() + next_friend,
+                  MPI_STATUSES_IGNORE);
+      const std::uint64_t bytes = block(0).bytes;
+      for (size_t i = 0; i < n; ++i) {
+        if (role.members[i] == me_) continue;
+        const std::vector<char>& from = friend_in_[next_friend++];
+        for (std::uint64_t at = 0; at < from.size(); at += bytes)
+          blocks_of[i].push_back({from.data() + at, bytes});
+      }
+    }
+    for (size_t i = 0; i < n && !uniform_; ++i) {
       if (role.members[i] == me_) continue;
       MPI_Status status;
       MPI_Probe(role.members[i], friend_tag(role.step, seq_), comm_, &status);
       int bytes = 0;
       MPI_Get_count(&status, MPI_BYTE, &bytes);
-      std::vector<char>& from = outbox_.emplace_back(static_cast<size_t>(bytes));
+      std::vector<char>& from = outbox_.take(static_cast<std::uint64_t>(bytes));
       MPI_Recv(from.data(), bytes, MPI_BYTE, role.members[i], friend_tag(role.step, seq_), comm_,
                MPI_STATUS_IGNORE);
       std::uint64_t count = 0;
@@ -292,7 +384,7 @@ void Request::wait() {
       for (size_t i = 0; i < n; ++i)
         bytes +=
             role.members[i] == me_ ? block(pos).bytes : blocks_of[i][shared_send_ ? 0 : x].bytes;
-      std::vector<char>& message = outbox_.emplace_back(bytes);
+      std::vector<char>& message = outbox_.take(bytes);
       char* at = message.data();
       for (size_t i = 0; i < n; ++i) {
         const Block& b = role.members[i] == me_ ? block(pos) : blocks_of[i][shared_send_ ? 0 : x];
@@ -314,8 +406,6 @@ void Request::wait() {
   }
   MPI_Waitall(static_cast<int>(sends_.size()), sends_.data(), MPI_STATUSES_IGNORE);
   plan_ = nullptr;
-  outbox_.clear();
-  staging_.clear();
 }
 
 }  // namespace gc::nbr

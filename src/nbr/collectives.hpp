@@ -8,8 +8,8 @@
 // its friends address to the common neighbours assigned to it).
 //
 // Blocks are moved as bytes: datatypes must be contiguous (a basic type or a
-// contiguous derived one); with any other datatype the call is the MPI
-// library's own, so results never depend on it.
+// contiguous derived one); with any other datatype, and wherever no group
+// formed, the call is the MPI library's own, so results never depend on it.
 #pragma once
 
 #include <mpi.h>
@@ -40,6 +40,17 @@ class Request {
 
  private:
   friend class Collectives;
+  // Byte buffers handed out in order and kept for the next call.
+  struct Buffers {
+    std::vector<std::vector<char>> all;
+    size_t used = 0;
+    std::vector<char>& take(std::uint64_t bytes) {
+      if (used == all.size()) all.emplace_back();
+      all[used].resize(bytes);
+      return all[used++];
+    }
+    std::vector<char>& operator[](size_t i) { return all[i]; }
+  };
   struct Block {
     const char* data;
     std::uint64_t bytes;
@@ -53,11 +64,18 @@ class Request {
   MPI_Comm comm_ = MPI_COMM_NULL;
   int me_ = 0;
   bool shared_send_ = false;
+  // allgather and alltoall: every block has the same size, so a friend's
+  // message has a known size: its receive is posted at start, no header.
+  bool uniform_ = false;
   std::uint64_t seq_ = 0;  // this call's number on the plan
   std::vector<Block> send_;
   std::vector<Slot> recv_;
   std::vector<MPI_Request> receives_, sends_;
-  std::vector<std::vector<char>> staging_, outbox_;
+  std::vector<MPI_Request> friend_receives_;  // uniform_: per role, per friend, in order
+  Buffers staging_, outbox_;
+  Buffers friend_in_;                          // uniform_: parallel to friend_receives_
+  std::vector<std::vector<Block>> blocks_of_;  // wait(): per member of a group
+  void reset();                                // inactive, empty, capacity kept
   const Block& block(int position) const;
   void start();
   void isend(const char* data, std::uint64_t bytes, int to, int tag);
@@ -69,12 +87,12 @@ class Request {
 class Persistent {
  public:
   Persistent() = default;
-  explicit Persistent(std::function<Request()> begin) : begin_(std::move(begin)) {}
-  void start() { active_ = begin_(); }
+  explicit Persistent(std::function<void(Request&)> begin) : begin_(std::move(begin)) {}
+  void start() { begin_(active_); }
   void wait() { active_.wait(); }
 
  private:
-  std::function<Request()> begin_;
+  std::function<void(Request&)> begin_;
   Request active_;
 };
 
@@ -125,12 +143,24 @@ class Collectives {
   // The schedule: send[j] goes to destination position j (`shared_send`:
   // every destination gets the same block, as in allgather), recv[i] is
   // filled from source position i.
-  Request begin(bool shared_send);
+  bool library(MPI_Datatype sendtype, MPI_Datatype recvtype) const;
+  void begin(Request& r, bool shared_send, bool uniform);
+  void prepare_allgather(Request& r, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void* recvbuf, int recvcount, MPI_Datatype recvtype);
+  void prepare_allgatherv(Request& r, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                          void* recvbuf, const int recvcounts[], const int displs[],
+                          MPI_Datatype recvtype);
+  void prepare_alltoall(Request& r, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                        void* recvbuf, int recvcount, MPI_Datatype recvtype);
+  void prepare_alltoallv(Request& r, const void* sendbuf, const int sendcounts[],
+                         const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                         const int recvcounts[], const int rdispls[], MPI_Datatype recvtype);
 
   MPI_Comm user_;
   Comm comm_;
   Plan plan_;
   std::uint64_t calls_ = 0;  // the same on every rank: collectives are called in order
+  Request scratch_;          // the blocking calls'
 };
 
 }  // namespace gc::nbr

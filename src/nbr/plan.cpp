@@ -298,6 +298,7 @@ Plan build_plan(MPI_Comm user_comm, const PlanOptions& options) {
     const Hyperedge group = match_hyperedges(comm, candidates, std::move(edges));
     int formed = !group.members.empty(), any_formed = 0;
     MPI_Allreduce(&formed, &any_formed, 1, MPI_INT, MPI_MAX, comm);
+    if (any_formed) plan.combines_anywhere = true;
 
     // The common neighbours, split evenly among the members by rank order.
     std::map<int, int> via_of;  // my active outgoing neighbour -> who forwards to it

@@ -80,6 +80,9 @@ struct Plan {
   // this rank considered, as sorted member lists (for tests of the matching).
   std::vector<std::vector<std::vector<int>>> considered;
   bool combines() const { return !roles.empty() || !combined_in.empty(); }
+  // Some group formed on some rank (the same on every rank): else every
+  // call is the MPI library's own, which costs nothing extra.
+  bool combines_anywhere = false;
 };
 
 // Collective over `comm` (a distributed-graph communicator).
