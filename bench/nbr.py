@@ -8,7 +8,20 @@ without) and writes every run as JSON.
     bench/nbr.py [--ranks 16] [--topologies moore:2:1 ... random:0.5 graph:rmat:18]
                  [--collectives allgather alltoallv] [--k 2 3 4 auto]
                  [--sizes 4,64,1024,4096] [--iters 200] [--repeat 3]
+                 [--transports shm tcp] [--mpi-advance DRIVER --ranks-per-node 4]
                  [--spmm M ...] [--spmm-iters 50] [--out bench/results/nbr.json]
+
+--transports: Open MPI's shared-memory transport (shm: btl self,vader, what
+a single node uses) and/or TCP over the loopback device (tcp: btl
+self,tcp), where every message costs a trip through the network stack, as
+between nodes.
+
+--mpi-advance DRIVER: for the alltoallv rows, MPI Advance's neighbour
+alltoallv (mpi-advance/locality_aware: standard and persistent
+locality-aware) on the same topology (saved by graphcomm --save-topology),
+with nodes of --ranks-per-node ranks; built outside the repository (recipe
+in bench/README.md). Its driver prints `size=B mpi_us=.. mpil_std_us=..
+mpil_persist_std_us=.. mpil_persist_locality_us=.. check=ok` per size.
 
 --spmm: the SpMM kernel (C = A x A) on these matrices, every gather method
 (default: the paper's ash292, dwt_193 and Journals from ../shared/datasets).
@@ -31,11 +44,14 @@ TOPOLOGIES = ["moore:2:1", "moore:2:2", "moore:2:3", "moore:2:4", "moore:3:1", "
               "random:0.05", "random:0.2", "random:0.5", "random:0.8", "graph:rmat:18"]
 
 
-def graphcomm_json(binary, ranks, args):
+BTL = {"shm": "self,vader", "tcp": "self,tcp"}
+
+
+def graphcomm_json(binary, ranks, args, transport="shm"):
     """Runs `graphcomm ARGS --json FILE` at `ranks` ranks; the JSON document."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "r.json")
-        cmd = [GCRUN, "-np", str(ranks), binary] + args + ["--json", out]
+        cmd = [GCRUN, "-np", str(ranks), "--mca", "btl", BTL[transport], binary] + args + ["--json", out]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             raise RuntimeError(f"failed: {' '.join(cmd)}\n{proc.stderr[-2000:]}")
@@ -43,15 +59,35 @@ def graphcomm_json(binary, ranks, args):
             return json.load(f)
 
 
-def run(binary, ranks, topology, collective, k, sizes, iters, repeat):
+def run(binary, ranks, topology, collective, k, sizes, iters, repeat, transport, extra=()):
     return graphcomm_json(binary, ranks, [
         "nbr", "bench", "-q", "--topology", topology, "--collective", collective, "--k", k,
-        "--sizes", sizes, "--iters", str(iters), "--repeat", str(repeat), "--check"])
+        "--sizes", sizes, "--iters", str(iters), "--repeat", str(repeat), "--check", *extra],
+        transport)
 
 
-def spmm(binary, ranks, matrix, iters):
+def mpi_advance(driver, ranks, topology_file, sizes, iters, repeat, ppn, transport):
+    """MPI Advance's driver on a saved topology: {bytes: {method: seconds}}."""
+    cmd = [GCRUN, "-np", str(ranks), "--mca", "btl", BTL[transport], driver, "--topology",
+           topology_file, "--sizes", sizes, "--iters", str(iters), "--repeat", str(repeat),
+           "--ppn", str(ppn)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"failed: {' '.join(cmd)}\n{proc.stdout[-1000:]}{proc.stderr[-1000:]}")
+    out = {}
+    for line in proc.stdout.splitlines():
+        fields = dict(f.split("=", 1) for f in line.split() if "=" in f)
+        if "size" in fields:
+            if fields.get("check") != "ok":
+                raise RuntimeError(f"MPI Advance check failed: {line}")
+            out[int(fields["size"])] = {k[:-3]: float(v) * 1e-6 for k, v in fields.items()
+                                        if k.endswith("_us")}
+    return out
+
+
+def spmm(binary, ranks, matrix, iters, transport):
     return graphcomm_json(binary, ranks, ["spmm", "-q", "--matrix", matrix, "--method", "all",
-                                          "--iters", str(iters), "--check"])
+                                          "--iters", str(iters), "--check"], transport)
 
 
 def main():
@@ -64,47 +100,78 @@ def main():
     p.add_argument("--sizes", default="4,64,1024,4096")
     p.add_argument("--iters", type=int, default=200)
     p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--transports", nargs="+", default=["shm"], choices=sorted(BTL))
+    p.add_argument("--mode", default="agnostic", choices=["agnostic", "aware"])
+    p.add_argument("--ranks-per-node", type=int, default=4,
+                   help="emulated node size: our aware mode and MPI Advance's locality")
+    p.add_argument("--mpi-advance", help="MPI Advance driver (alltoallv rows)")
     p.add_argument("--spmm", nargs="*", default=MATRICES)
     p.add_argument("--spmm-iters", type=int, default=50)
     p.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "nbr.json"))
     args = p.parse_args()
     if not os.path.exists(args.graphcomm):
         sys.exit(f"bench: no graphcomm at {args.graphcomm} (run scripts/build)")
+    if args.mpi_advance and not os.path.exists(args.mpi_advance):
+        sys.exit(f"bench: no MPI Advance driver at {args.mpi_advance}")
+    mode = ["--mode", args.mode] + (["--ranks-per-node", str(args.ranks_per_node)]
+                                    if args.mode == "aware" else [])
     runs = []
-    print(f"{'topology':<16} {'collective':<10} {'k':>4} {'msgs/rank':>9} {'default':>8} "
-          f"{'bytes':>6} {'default_us':>11} {'ours_us':>9} {'speedup':>8}")
-    for topology in args.topologies:
-        for collective in args.collectives:
-            for k in args.k:
-                print(f"bench: {topology} {collective} k={k}", file=sys.stderr, flush=True)
-                try:
-                    doc = run(args.graphcomm, args.ranks, topology, collective, k, args.sizes,
-                              args.iters, args.repeat)
-                except RuntimeError as e:
-                    print(f"bench: {e}", file=sys.stderr)
-                    continue
-                runs.append(doc)
-                plan = doc["plan"]
-                for row in doc["sizes"]:
-                    a = sorted(row["default_seconds"])[len(row["default_seconds"]) // 2]
-                    b = sorted(row["ours_seconds"])[len(row["ours_seconds"]) // 2]
-                    print(f"{topology:<16} {collective:<10} {k:>4} {plan['messages_per_rank']:>9.2f} "
-                          f"{plan['default_messages_per_rank']:>8.2f} {row['bytes']:>6} "
-                          f"{a * 1e6:>11.2f} {b * 1e6:>9.2f} {row['speedup']:>8.2f}")
+    print(f"{'net':<4} {'topology':<14} {'collective':<10} {'k':>4} {'msgs/rank':>9} {'default':>8} "
+          f"{'bytes':>6} {'default_us':>11} {'ours_us':>9} {'speedup':>8}"
+          + (f" {'mpiadv_us':>10} {'vs_mpiadv':>9}" if args.mpi_advance else ""))
+    with tempfile.TemporaryDirectory() as tmp:
+        saved = os.path.join(tmp, "topology.txt")
+        for transport in args.transports:
+            for topology in args.topologies:
+                for collective in args.collectives:
+                    for k in args.k:
+                        print(f"bench: {transport} {topology} {collective} k={k}", file=sys.stderr,
+                              flush=True)
+                        advance = args.mpi_advance and collective == "alltoallv"
+                        extra = mode + (["--save-topology", saved] if advance else [])
+                        try:
+                            doc = run(args.graphcomm, args.ranks, topology, collective, k,
+                                      args.sizes, args.iters, args.repeat, transport, extra)
+                            if advance:
+                                doc["mpi_advance"] = mpi_advance(
+                                    args.mpi_advance, args.ranks, saved, args.sizes, args.iters,
+                                    args.repeat, args.ranks_per_node, transport)
+                        except RuntimeError as e:
+                            print(f"bench: {e}", file=sys.stderr)
+                            continue
+                        doc["transport"] = transport
+                        runs.append(doc)
+                        plan = doc["plan"]
+                        for row in doc["sizes"]:
+                            a = sorted(row["default_seconds"])[len(row["default_seconds"]) // 2]
+                            b = sorted(row["ours_seconds"])[len(row["ours_seconds"]) // 2]
+                            line = (f"{transport:<4} {topology:<14} {collective:<10} {k:>4} "
+                                    f"{plan['messages_per_rank']:>9.2f} "
+                                    f"{plan['default_messages_per_rank']:>8.2f} {row['bytes']:>6} "
+                                    f"{a * 1e6:>11.2f} {b * 1e6:>9.2f} {row['speedup']:>8.2f}")
+                            if advance:
+                                m = doc["mpi_advance"].get(row["bytes"], {})
+                                c = m.get("mpil_persist_locality")
+                                line += (f" {c * 1e6:>10.2f} {c / b:>9.2f}" if c else f" {'-':>10} {'-':>9}")
+                            print(line, flush=True)
     spmm_runs = []
     if args.spmm:
-        print(f"\n{'matrix':<20} {'method':<10} {'gather_ms':>10} {'multiply_ms':>12} {'msgs/iter':>10}")
-    for matrix in args.spmm:
-        print(f"bench: spmm {matrix}", file=sys.stderr, flush=True)
-        try:
-            doc = spmm(args.graphcomm, args.ranks, matrix, args.spmm_iters)
-        except RuntimeError as e:
-            print(f"bench: {e}", file=sys.stderr)
-            continue
-        spmm_runs.append(doc)
-        for r in doc["runs"]:
-            print(f"{os.path.basename(matrix):<20} {r['method']:<10} {r['gather_seconds'] * 1e3:>10.3f} "
-                  f"{r['multiply_seconds'] * 1e3:>12.3f} {r['messages_per_iteration']:>10}")
+        print(f"\n{'net':<4} {'matrix':<20} {'method':<10} {'gather_ms':>10} {'multiply_ms':>12} "
+              f"{'msgs/iter':>10}")
+    for transport in args.transports if args.spmm else []:
+        for matrix in args.spmm:
+            print(f"bench: {transport} spmm {matrix}", file=sys.stderr, flush=True)
+            try:
+                doc = spmm(args.graphcomm, args.ranks, matrix, args.spmm_iters, transport)
+            except RuntimeError as e:
+                print(f"bench: {e}", file=sys.stderr)
+                continue
+            doc["transport"] = transport
+            spmm_runs.append(doc)
+            for r in doc["runs"]:
+                print(f"{transport:<4} {os.path.basename(matrix):<20} {r['method']:<10} "
+                      f"{r['gather_seconds'] * 1e3:>10.3f} {r['multiply_seconds'] * 1e3:>12.3f} "
+                      f"{r['messages_per_iteration']:>10}", flush=True)
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out + ".tmp", "w") as f:
         json.dump({"ranks": args.ranks, "runs": runs, "spmm": spmm_runs}, f, indent=1)

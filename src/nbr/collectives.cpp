@@ -270,9 +270,9 @@ void Request::isend(const char* data, std::uint64_t bytes, int to, int tag) {
   MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, to, tag, comm_, &sends_.back());
 }
 
-// Everything that needs no friend's data: every receive, the direct sends,
-// and to each friend the blocks it forwards for me (a header with how many
-// blocks and their sizes, then the blocks).
+// Everything that needs no friend's data: every receive, to each friend the
+// blocks it forwards for me (allgatherv, alltoallv: after a header with how
+// many blocks and their sizes), and the direct sends.
 void Request::start() {
   const Plan& plan = *plan_;
   const Topology& t = plan.topology;
@@ -290,10 +290,6 @@ void Request::start() {
     receives_.emplace_back();
     MPI_Irecv(staging.data(), static_cast<int>(bytes), MPI_BYTE, c.via, combined_tag(c.step, seq_),
               comm_, &receives_.back());
-  }
-  for (int j : plan.direct_destinations) {
-    const Block& b = block(j);
-    isend(b.data, b.bytes, t.destinations[static_cast<size_t>(j)], kTagDirect);
   }
   for (const GroupRole& role : plan.roles)
     for (size_t i = 0; i < role.members.size(); ++i) {
@@ -329,6 +325,11 @@ void Request::start() {
       }
       isend(message.data(), message.size(), role.members[i], tag);
     }
+  // The direct sends last: the friends' blocks are on the critical path.
+  for (int j : plan.direct_destinations) {
+    const Block& b = block(j);
+    isend(b.data, b.bytes, t.destinations[static_cast<size_t>(j)], kTagDirect);
+  }
 }
 
 // Per group: the friends' blocks, then one combined message per common
