@@ -1,0 +1,647 @@
+// mq/ partner engines (Ghazimirsaeed, Mirsadeghi and Afsahi, "Communication-
+// aware message matching in MPI", CCPE 2018): the row-displacement perfect
+// hash, the edge-point metrics, the profile file, and partner-static and
+// partner-dynamic equal to linked-list (matches, probes, queue lengths) on
+// random workloads, at their threshold and cap boundaries, and far shorter
+// searches than linked-list when a few sources dominate.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "mq/engine.hpp"
+#include "mq/perfect_hash.hpp"
+#include "mq/profile.hpp"
+#include "mq/replay.hpp"
+
+namespace gc::mq {
+namespace {
+
+// ---------------------------------------------------------------------------
+// Perfect hash
+
+void expect_perfect(const std::vector<std::uint32_t>& keys, std::uint32_t universe,
+                    std::mt19937_64& rng) {
+  const PerfectHash hash(keys, universe);
+  ASSERT_EQ(hash.size(), keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    ASSERT_EQ(hash.lookup(keys[i]), static_cast<std::int32_t>(i)) << "key " << keys[i];
+  // Non-keys miss: random ones, neighbours of keys, and keys past the universe.
+  std::vector<std::uint32_t> sorted = keys;
+  std::sort(sorted.begin(), sorted.end());
+  auto is_key = [&](std::uint32_t k) {
+    return std::binary_search(sorted.begin(), sorted.end(), k);
+  };
+  for (int i = 0; i < 200; ++i) {
+    const auto k = static_cast<std::uint32_t>(rng() % (std::uint64_t{universe} + 64));
+    if (!is_key(k)) {
+      ASSERT_EQ(hash.lookup(k), -1) << "non-key " << k;
+    }
+  }
+  for (std::uint32_t k : keys)
+    for (std::uint32_t n : {k - 1, k + 1, k + hash.width(), k - hash.width()})
+      if (!is_key(n)) {
+        ASSERT_EQ(hash.lookup(n), -1) << "non-key " << n;
+      }
+  ASSERT_EQ(hash.lookup(~std::uint32_t{0}), -1);
+  // Collapsed: about one slot per key plus one row, never the universe.
+  EXPECT_LE(hash.table_slots(), 2 * keys.size() + 2 * hash.width())
+      << keys.size() << " keys in [0, " << universe << ")";
+}
+
+TEST(PerfectHash, CollisionFreeOnRandomKeySets) {
+  std::mt19937_64 rng(7);
+  int sets = 0;
+  for (std::uint32_t size : {1u, 2u, 3u, 7u, 31u, 100u, 333u, 1000u, 2000u}) {
+    for (std::uint32_t universe : {1u << 4, 1u << 10, 1u << 12, 1u << 16, 1u << 20, 4099u}) {
+      if (size > universe) continue;
+      for (int repeat = 0; repeat < 4; ++repeat) {
+        std::vector<std::uint32_t> keys;
+        if (repeat == 3 && size <= universe / 4) {
+          // Clustered: one dense run of ranks (fills whole rows).
+          const auto start = static_cast<std::uint32_t>(rng() % (universe - size + 1));
+          for (std::uint32_t k = 0; k < size; ++k) keys.push_back(start + k);
+        } else {
+          std::vector<bool> taken(universe, false);
+          while (keys.size() < size) {
+            const auto k = static_cast<std::uint32_t>(rng() % universe);
+            if (!taken[k]) {
+              taken[k] = true;
+              keys.push_back(k);
+            }
+          }
+        }
+        SCOPED_TRACE(fmt::format("{} keys in [0, {}), repeat {}", size, universe, repeat));
+        expect_perfect(keys, universe, rng);
+        ++sets;
+      }
+    }
+  }
+  EXPECT_GT(sets, 150);
+}
+
+TEST(PerfectHash, WholeUniverseAndEdgeCases) {
+  std::mt19937_64 rng(11);
+  std::vector<std::uint32_t> all(1000);
+  for (std::uint32_t k = 0; k < 1000; ++k) all[k] = 999 - k;
+  expect_perfect(all, 1000, rng);
+  expect_perfect({0}, 1, rng);
+  expect_perfect({5}, 1, rng);  // a key past the universe widens it
+  const PerfectHash empty;
+  EXPECT_EQ(empty.lookup(0), -1);
+  EXPECT_EQ(empty.lookup(12345), -1);
+  const PerfectHash none({}, 1 << 20);
+  EXPECT_EQ(none.lookup(0), -1);
+  EXPECT_LT(none.memory_bytes(), 256u);
+  // The paper's layout: m = ceil(sqrt(U)) columns.
+  EXPECT_EQ(PerfectHash({3}, 100).width(), 10u);
+  EXPECT_EQ(PerfectHash({3}, 101).width(), 11u);
+  EXPECT_EQ(PerfectHash({3}, 1u << 20).width(), 1024u);
+}
+
+TEST(PerfectHash, MemoryIsPartnersPlusSqrtOfTheUniverse) {
+  std::vector<std::uint32_t> keys;
+  for (std::uint32_t i = 0; i < 32; ++i) keys.push_back(i * 32771u % (1u << 20));
+  const PerfectHash hash(keys, 1u << 20);
+  // 1024 displacements and about 1024 + 32 slots: kilobytes, not the
+  // megabytes of a per-rank array.
+  EXPECT_LT(hash.memory_bytes(), 16u * 1024);
+}
+
+// ---------------------------------------------------------------------------
+// Edge points and partner choice. A count equal to the edge point is not a
+// partner (the paper's "exceeds"); sources with no elements are ignored.
+
+EngineOptions with_metric(const std::string& metric) {
+  EngineOptions options;
+  options.metric = metric;
+  return options;
+}
+EngineOptions dynamic(int threshold, double cap_factor) {
+  EngineOptions options;
+  options.threshold = threshold;
+  options.cap_factor = cap_factor;
+  return options;
+}
+
+std::vector<std::uint32_t> partners(const std::vector<std::uint64_t>& counts,
+                                    const std::string& metric, double alpha = 1.5) {
+  return choose_partners(counts, metric, alpha);
+}
+using Sources = std::vector<std::uint32_t>;
+
+TEST(ChoosePartners, Average) {
+  EXPECT_EQ(partners({0, 2, 4, 6}, "average"), (Sources{3}));   // 4 = the average: no partner
+  EXPECT_EQ(partners({1, 2, 3, 10}, "average"), (Sources{3}));  // average 4
+  EXPECT_EQ(partners({0, 0, 0, 0, 0, 0, 1, 2}, "average"), (Sources{7}));  // zeros ignored
+  EXPECT_EQ(partners({3, 4}, "average"), (Sources{1}));
+  EXPECT_DOUBLE_EQ(edge_point({0, 2, 4, 6}, "average", 0), 4.0);
+}
+
+TEST(ChoosePartners, Median) {
+  EXPECT_EQ(partners({1, 2, 3, 4, 10}, "median"), (Sources{3, 4}));  // median 3
+  EXPECT_EQ(partners({1, 3, 3, 5}, "median"), (Sources{3}));         // median 3: the 3s are not
+  EXPECT_EQ(partners({4, 1, 3, 2}, "median"), (Sources{0, 2}));      // median 2.5
+  EXPECT_EQ(partners({0, 7, 0, 1, 0}, "median"), (Sources{1}));      // median of {1, 7} is 4
+  EXPECT_DOUBLE_EQ(edge_point({4, 1, 3, 2}, "median", 0), 2.5);
+}
+
+TEST(ChoosePartners, Fence) {
+  // Quartiles interpolate linearly: {1..5} has Q1 = 2, Q3 = 4.
+  EXPECT_DOUBLE_EQ(edge_point({1, 2, 3, 4, 5}, "fence", 1.5), 7.0);
+  EXPECT_EQ(partners({1, 2, 3, 4, 5}, "fence", 1.5), Sources{});
+  EXPECT_EQ(partners({1, 2, 3, 4, 5}, "fence", 0.0), (Sources{4}));  // fence = Q3 = 4
+  // {1, 2, 3, 4, 5, 100}: Q1 = 2.25, Q3 = 4.75, fence 8.5.
+  EXPECT_DOUBLE_EQ(edge_point({1, 2, 3, 4, 5, 100}, "fence", 1.5), 8.5);
+  EXPECT_EQ(partners({1, 2, 3, 4, 5, 100}, "fence", 1.5), (Sources{5}));
+  // {2, 4, 6, 8, 10}: Q1 = 4, Q3 = 8; alpha 0.5 puts the fence on 10 exactly.
+  EXPECT_EQ(partners({2, 4, 6, 8, 10}, "fence", 0.5), Sources{});
+  EXPECT_EQ(partners({2, 4, 6, 8, 10}, "fence", 0.49), (Sources{4}));
+}
+
+TEST(ChoosePartners, EqualEmptyAndUnknown) {
+  for (const std::string metric : {"average", "median", "fence"}) {
+    SCOPED_TRACE(metric);
+    EXPECT_EQ(partners({5, 5, 5, 5}, metric), Sources{});
+    EXPECT_EQ(partners({0, 5, 0, 5, 5}, metric), Sources{});
+    EXPECT_EQ(partners({9}, metric), Sources{});  // a lone source equals its own edge point
+    EXPECT_EQ(partners({}, metric), Sources{});
+    EXPECT_EQ(partners({0, 0, 0}, metric), Sources{});
+    EXPECT_EQ(edge_point({}, metric, 1.5), 0.0);
+  }
+  EXPECT_THROW(partners({1, 2}, "mean"), Error);
+  EXPECT_THROW(make_engine("partner-static", with_metric("max")), Error);
+  EXPECT_THROW(make_engine("partner-dynamic", with_metric("max")), Error);
+  EXPECT_THROW(make_engine("partner-dynamic", dynamic(-1, 1)), Error);
+  EXPECT_THROW(make_engine("partner-dynamic", dynamic(8, -1)), Error);
+}
+
+// ---------------------------------------------------------------------------
+// Profile files
+
+class TempDir {
+ public:
+  TempDir() {
+    path_ = std::filesystem::temp_directory_path() /
+            fmt::format("graphcomm-test-mq-partner-{}", static_cast<long>(getpid()));
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(file(name)) << text;
+    return file(name);
+  }
+  std::size_t entries() const {
+    return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(path_),
+                                                  std::filesystem::directory_iterator()));
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// What a profile file can say: no trailing zero counts, no trailing empty communicators.
+Profile normalized(Profile p) {
+  for (auto& counts : p)
+    while (!counts.empty() && counts.back() == 0) counts.pop_back();
+  while (!p.empty() && p.back().empty()) p.pop_back();
+  return p;
+}
+
+TEST(ProfileFile, RoundTrip) {
+  const TempDir dir;
+  const Profile profile{{0, 5, 0, 12, 1}, {}, {7}, {0, 0, 3, 0, 0}, {}};
+  const std::string path = dir.file("p.txt");
+  write_profile(path, profile);
+  EXPECT_EQ(dir.entries(), 1u);  // no temporary left behind
+  EXPECT_EQ(read_profile(path), normalized(profile));
+  // Rewriting replaces the file.
+  write_profile(path, {{1, 2}});
+  EXPECT_EQ(read_profile(path), (Profile{{1, 2}}));
+  write_profile(path, {});
+  EXPECT_EQ(read_profile(path), Profile{});
+  // Comments, blank lines, tabs and CRLF are fine.
+  const auto tolerant =
+      dir.write("t.txt", "graphcomm-mq-profile 1\r\n# comment\n\n  1\t3  4\r\n 0 0 2\n");
+  EXPECT_EQ(read_profile(tolerant), (Profile{{2}, {0, 0, 0, 4}}));
+}
+
+TEST(ProfileFile, MalformedInputsNameFileAndLine) {
+  const TempDir dir;
+  struct Case {
+    std::string text;
+    std::string where;  // "file:line"
+    std::string says;
+  };
+  const std::vector<Case> cases{
+      {"", "1", "empty file"},
+      {"graphcomm-mq-trace 1\n0 0 1\n", "1", "not a matching profile"},
+      {"graphcomm-mq-profile 2\n", "1", "unsupported profile version '2'"},
+      {"graphcomm-mq-profile\n", "1", "not a matching profile"},
+      {"graphcomm-mq-profile 1\n0 1 5\n0 2\n", "3", "expected 'comm source count'"},
+      {"graphcomm-mq-profile 1\n0 1 5 6\n", "2", "expected 'comm source count'"},
+      {"graphcomm-mq-profile 1\n0 x 5\n", "2", "source 'x' is not a non-negative integer"},
+      {"graphcomm-mq-profile 1\n0 -1 5\n", "2", "source '-1' is not a non-negative integer"},
+      {"graphcomm-mq-profile 1\n0 1 5x\n", "2", "count '5x' is not a non-negative integer"},
+      {"graphcomm-mq-profile 1\n0 16777216 5\n", "2", "source 16777216 out of range"},
+      {"graphcomm-mq-profile 1\n65536 0 5\n", "2", "communicator 65536 out of range"},
+      {"graphcomm-mq-profile 1\n0 1 99999999999999999999\n", "2", "out of range"},
+      {"graphcomm-mq-profile 1\n0 1 0\n", "2", "count must be positive"},
+      {"graphcomm-mq-profile 1\n0 1 5\n\n1 1 5\n0 1 6\n", "5",
+       "communicator 0, source 1 given twice"},
+  };
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    const std::string path = dir.write(fmt::format("bad{}.txt", i), c.text);
+    SCOPED_TRACE(c.text);
+    std::string error;
+    try {
+      read_profile(path);
+    } catch (const Error& e) {
+      error = e.what();
+    }
+    EXPECT_EQ(error.rfind(path + ":" + c.where + ": ", 0), 0u) << error;
+    EXPECT_NE(error.find(c.says), std::string::npos) << error;
+    EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+  }
+  EXPECT_THROW(read_profile(dir.file("missing.txt")), Error);
+  EXPECT_THROW(write_profile(dir.file("no/such/dir/p.txt"), {{1}}), Error);
+}
+
+// ---------------------------------------------------------------------------
+// Engines against linked-list
+
+Event post(std::int32_t source, std::int32_t tag, std::uint32_t comm = 0) {
+  return {Event::Kind::post, {comm, source, tag}};
+}
+Event arrive(std::int32_t source, std::int32_t tag = 0, std::uint32_t comm = 0) {
+  return {Event::Kind::arrive, {comm, source, tag}};
+}
+
+// Queue elements per (communicator, source) in a linked-list replay: the
+// receives with a specific source that had to wait in the PRQ and the
+// messages that had to wait in the UMQ.
+Profile queue_profile(const std::vector<Event>& events, const std::vector<Communicator>& comms) {
+  auto engine = make_engine("linked-list");
+  Profile profile;
+  for (const Communicator& c : comms) {
+    engine->add_communicator(c.id, c.size);
+    if (profile.size() <= c.id) profile.resize(c.id + 1);
+    profile[c.id].assign(static_cast<std::size_t>(c.size), 0);
+  }
+  Id receives = 0, messages = 0;
+  for (const Event& e : events) {
+    const auto& env = e.envelope;
+    switch (e.kind) {
+      case Event::Kind::post:
+        if (engine->post(env, receives++) == kNoMatch && env.source != kAnySource)
+          ++profile[env.comm][static_cast<std::size_t>(env.source)];
+        break;
+      case Event::Kind::arrive:
+        if (engine->arrive(env, messages++) == kNoMatch)
+          ++profile[env.comm][static_cast<std::size_t>(env.source)];
+        break;
+      case Event::Kind::probe:
+        engine->probe(env);
+        break;
+    }
+  }
+  return profile;
+}
+
+ReplayResult run(const std::string& name, const EngineOptions& options,
+                 const std::vector<Event>& events, const std::vector<Communicator>& comms) {
+  auto engine = make_engine(name, options);
+  return replay(events, comms, *engine);
+}
+
+testing::AssertionResult same_as(const ReplayResult& reference, const ReplayResult& r) {
+  const auto first_difference = [](const auto& a, const auto& b) {
+    std::size_t i = 0;
+    while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+    return i;
+  };
+  if (r.matches != reference.matches) {
+    const auto i = first_difference(r.matches, reference.matches);
+    return testing::AssertionFailure() << "matches differ at " << i << " of "
+                                       << reference.matches.size() << "/" << r.matches.size();
+  }
+  if (r.probes != reference.probes)
+    return testing::AssertionFailure()
+           << "probes differ at " << first_difference(r.probes, reference.probes);
+  const Counters &a = reference.counters, &b = r.counters;
+  if (a.prq_searches != b.prq_searches || a.umq_searches != b.umq_searches ||
+      a.prq_length_max != b.prq_length_max || a.umq_length_max != b.umq_length_max)
+    return testing::AssertionFailure()
+           << "searches/lengths differ: prq " << b.prq_searches << "/" << b.prq_length_max << " vs "
+           << a.prq_searches << "/" << a.prq_length_max << ", umq " << b.umq_searches << "/"
+           << b.umq_length_max << " vs " << a.umq_searches << "/" << a.umq_length_max;
+  return testing::AssertionSuccess();
+}
+
+const std::vector<std::string> kMetrics{"average", "median", "fence"};
+
+// The cap factor that gives `cap` partner queues at size N (cap 0, 1 or "many").
+double cap_factor_for(int cap, int ranks) {
+  if (cap <= 1) return cap / std::sqrt(static_cast<double>(ranks));
+  return 100.0;  // more than N
+}
+
+struct Totals {
+  std::uint64_t static_partners = 0, extractions = 0, deep = 0, capped_at_one = 0;
+};
+
+// Every partner configuration on one workload, against linked-list.
+void check_workload(const std::vector<Event>& events, const std::vector<Communicator>& comms,
+                    int ranks, std::uint64_t variant, Totals& totals) {
+  const ReplayResult reference = run("linked-list", {}, events, comms);
+  const Profile profile = queue_profile(events, comms);
+  for (std::size_t m = 0; m < kMetrics.size(); ++m) {
+    EngineOptions options;
+    options.metric = kMetrics[m];
+    options.alpha = std::vector<double>{1.5, 0.0, 0.5}[(variant + m) % 3];
+    options.profile = profile;
+    if ((variant + m) % 5 == 4) options.profile.resize(1);  // communicator 1 unprofiled
+    const auto s = run("partner-static", options, events, comms);
+    EXPECT_TRUE(same_as(reference, s)) << "partner-static, metric " << options.metric;
+    totals.static_partners += s.counters.partners;
+  }
+  for (int t : {1, 2, 8, 64}) {
+    for (int cap : {0, 1, 2}) {
+      EngineOptions options;
+      options.metric = kMetrics[(variant + static_cast<std::uint64_t>(t + cap)) % 3];
+      options.alpha = (variant % 2) ? 1.5 : 0.5;
+      options.threshold = t;
+      options.cap_factor = cap_factor_for(cap, ranks);
+      const auto d = run("partner-dynamic", options, events, comms);
+      EXPECT_TRUE(same_as(reference, d))
+          << "partner-dynamic, t " << t << ", cap " << cap << ", metric " << options.metric;
+      const auto sides = 2 * comms.size();
+      if (cap == 0) {
+        EXPECT_EQ(d.counters.partners, 0u);
+      } else if (cap == 1) {
+        EXPECT_LE(d.counters.partners, sides);
+      }
+      if (cap == 1 && d.counters.partners == sides) ++totals.capped_at_one;
+      EXPECT_EQ(d.counters.extractions > 0, d.counters.partners > 0);
+      EXPECT_LE(d.counters.extractions, d.counters.partners);
+      totals.extractions += d.counters.extractions;
+      if (d.counters.levels > 3) ++totals.deep;
+    }
+  }
+}
+
+TEST(PartnerEngines, EqualLinkedListOnRandomWorkloads) {
+  Totals totals;
+  const std::vector<int> ranks{2, 4, 8, 16, 64, 256};
+  const std::vector<double> wild{0.0, 0.1, 0.5};
+  const std::vector<double> bias{0.2, 0.5, 0.8};
+  for (std::uint64_t seed = 0; seed < 240; ++seed) {
+    RandomWorkload w;
+    w.ranks = ranks[seed % ranks.size()];
+    w.tags = 1 + static_cast<int>(seed % 5);
+    w.comms = 1 + static_cast<int>(seed / 2 % 2);
+    w.events = 200 + (seed * 37) % 1200;
+    w.any_source = wild[seed / 7 % 3];
+    w.any_tag = wild[seed / 3 % 3];
+    w.probes = 0.05;
+    w.post_bias = bias[seed / 11 % 3];
+    SCOPED_TRACE(fmt::format(
+        "seed {}: {} ranks, {} tags, {} comms, {} events, any-source {}, "
+        "any-tag {}, post bias {}",
+        seed, w.ranks, w.tags, w.comms, w.events, w.any_source, w.any_tag, w.post_bias));
+    check_workload(random_events(w, seed), communicators_of(w), w.ranks, seed, totals);
+    if (HasFailure()) return;
+  }
+  // The sweep exercised partners, extractions, deep level stacks and the cap.
+  EXPECT_GT(totals.static_partners, 100u);
+  EXPECT_GT(totals.extractions, 1000u);
+  EXPECT_GT(totals.deep, 50u);
+  EXPECT_GT(totals.capped_at_one, 50u);
+}
+
+TEST(PartnerEngines, EqualLinkedListOnLongDeepWorkloads) {
+  Totals totals;
+  std::uint64_t seed = 1000;
+  for (int ranks : {64, 256, 1024}) {
+    for (double post_bias : {0.2, 0.8}) {
+      for (double any_source : {0.0, 0.1, 0.5}) {
+        RandomWorkload w;
+        w.ranks = ranks;
+        w.tags = 2;
+        w.comms = 2;
+        w.events = 6000;
+        w.any_source = any_source;
+        w.any_tag = 0.1;
+        w.probes = 0.05;
+        w.post_bias = post_bias;
+        ++seed;
+        SCOPED_TRACE(fmt::format("seed {}: {} ranks, post bias {}, any-source {}", seed, ranks,
+                                 post_bias, any_source));
+        check_workload(random_events(w, seed), communicators_of(w), ranks, seed, totals);
+        if (HasFailure()) return;
+      }
+    }
+  }
+  EXPECT_GT(totals.extractions, 100u);
+  EXPECT_GT(totals.deep, 10u);
+}
+
+// A partner extracted at level L finds its messages from levels below L
+// first; any-source searches take the earliest over every queue.
+TEST(PartnerDynamic, ThresholdLevelsAndOrder) {
+  auto engine = make_engine("partner-dynamic", dynamic(4, 4));
+  engine->add_communicator(0, 16);
+  Id next = 0;
+  auto arrive_from = [&](std::int32_t source) {
+    EXPECT_EQ(engine->arrive({0, source, 0}, next++), kNoMatch);
+  };
+  for (std::int32_t s : {0, 0, 1, 0}) arrive_from(s);  // m0..m3: exactly t, no extraction
+  EXPECT_EQ(engine->counters().extractions, 0u);
+  EXPECT_EQ(engine->counters().levels, 1u);
+  arrive_from(2);  // m4: t + 1 elements, {0: 3, 1: 1, 2: 1}, average 5/3: 0 is a partner
+  EXPECT_EQ(engine->counters().extractions, 1u);
+  EXPECT_EQ(engine->counters().extraction_moved, 3u);
+  EXPECT_EQ(engine->counters().partners, 1u);
+  EXPECT_EQ(engine->counters().levels, 2u);
+  EXPECT_GT(engine->counters().extraction_seconds, 0.0);
+  for (std::int32_t s : {1, 1, 1, 3}) arrive_from(s);  // m5..m8 on level 1
+  EXPECT_EQ(engine->counters().extractions, 1u);
+  arrive_from(4);  // m9: level 1 {1: 3, 3: 1, 4: 1}: 1 is a partner, m2 stays on level 0
+  EXPECT_EQ(engine->counters().extractions, 2u);
+  EXPECT_EQ(engine->counters().extraction_moved, 6u);
+  EXPECT_EQ(engine->counters().partners, 2u);
+  EXPECT_EQ(engine->counters().levels, 3u);
+
+  const auto before = engine->counters().umq_traversed;
+  EXPECT_EQ(engine->probe({0, 1, kAnyTag}), 2u);
+  EXPECT_EQ(engine->counters().umq_traversed - before, 1u);  // level 0's head
+  EXPECT_EQ(engine->post({0, 1, kAnyTag}, 0), 2u);
+  EXPECT_EQ(engine->post({0, 1, kAnyTag}, 1), 5u);  // then the partner queue
+  for (Id m : {0, 1, 3, 4, 6, 7, 8, 9}) EXPECT_EQ(engine->post({0, kAnySource, kAnyTag}, 2), m);
+  EXPECT_EQ(engine->probe({0, kAnySource, kAnyTag}), kNoMatch);
+}
+
+TEST(PartnerDynamic, PrqSideAgainstAnySourceReceives) {
+  auto engine = make_engine("partner-dynamic", dynamic(4, 4));
+  engine->add_communicator(0, 16);
+  // r1 waits in the any-source PRQ; r0 r2 r3 r4 r5 on level 0 (5 > t): 0 becomes a partner.
+  const std::vector<std::int32_t> sources{0, kAnySource, 0, 1, 0, 2};
+  for (Id r = 0; r < sources.size(); ++r) EXPECT_EQ(engine->post({0, sources[r], 0}, r), kNoMatch);
+  EXPECT_EQ(engine->counters().extractions, 1u);
+  EXPECT_EQ(engine->counters().partners, 1u);
+  EXPECT_EQ(engine->arrive({0, 0, 0}, 0), 0u);  // partner queue's r0 before any-source r1
+  EXPECT_EQ(engine->arrive({0, 0, 0}, 1), 1u);  // r1 before r2
+  EXPECT_EQ(engine->arrive({0, 0, 0}, 2), 2u);
+  EXPECT_EQ(engine->arrive({0, 1, 0}, 3), 3u);
+  EXPECT_EQ(engine->arrive({0, 0, 0}, 4), 4u);
+  EXPECT_EQ(engine->arrive({0, 2, 0}, 5), 5u);
+  EXPECT_EQ(engine->arrive({0, 2, 0}, 6), kNoMatch);
+}
+
+TEST(PartnerDynamic, CapStopsExtraction) {
+  for (int cap : {0, 1}) {
+    SCOPED_TRACE(cap);
+    // N = 16: cap factor 0.25 gives 0.25 * 4 = 1 partner queue per side.
+    auto engine = make_engine("partner-dynamic", dynamic(4, cap * 0.25));
+    engine->add_communicator(0, 16);
+    Id next = 0;
+    for (std::int32_t s : {0, 0, 1, 0, 2, 1, 1, 1, 3, 4, 1, 1, 5, 1, 1, 1})
+      engine->arrive({0, s, 0}, next++);
+    const Counters& c = engine->counters();
+    EXPECT_EQ(c.partners, static_cast<std::uint64_t>(cap));
+    EXPECT_EQ(c.extractions, static_cast<std::uint64_t>(cap));
+    EXPECT_EQ(c.levels, 1u + cap);
+    EXPECT_EQ(c.extraction_moved, cap == 1 ? 3u : 0u);
+    // Still MPI order: source 1's messages in arrival order.
+    for (Id m : {2, 5, 6, 7, 10, 11, 13, 14, 15}) EXPECT_EQ(engine->post({0, 1, kAnyTag}, 0), m);
+  }
+}
+
+TEST(PartnerDynamic, NoPartnerFoundWaitsForTheQueueToDouble) {
+  auto engine = make_engine("partner-dynamic", dynamic(2, 4));
+  engine->add_communicator(0, 16);
+  Id next = 0;
+  for (std::int32_t s : {0, 1, 2}) engine->arrive({0, s, 0}, next++);  // equal counts: none
+  EXPECT_EQ(engine->counters().extractions, 0u);
+  for (std::int32_t s : {0, 0, 0}) engine->arrive({0, s, 0}, next++);  // 6 elements: not past 6
+  EXPECT_EQ(engine->counters().extractions, 0u);
+  engine->arrive({0, 0, 0}, next++);  // 7 > 2 * 3
+  EXPECT_EQ(engine->counters().extractions, 1u);
+  EXPECT_EQ(engine->counters().extraction_moved, 5u);
+  EXPECT_EQ(engine->counters().levels, 2u);
+}
+
+TEST(PartnerStatic, ProfilePicksPartnersPerCommunicator) {
+  // Communicator 0: average 4 over {10, 1, 1}, so source 1 is a partner.
+  // Communicator 1: equal counts, no partner.
+  EngineOptions options;
+  options.profile = {{0, 10, 1, 1}, {2, 2, 2, 2}};
+  const std::vector<Event> events{arrive(1),
+                                  arrive(2),
+                                  post(kAnySource, 0),
+                                  post(1, 0),
+                                  post(1, 0),
+                                  post(3, 0),
+                                  post(kAnySource, 0),
+                                  arrive(1),
+                                  arrive(3),
+                                  arrive(1, 0, 1),
+                                  post(1, 0, 1),
+                                  arrive(1),
+                                  {Event::Kind::probe, {0, kAnySource, kAnyTag}}};
+  const std::vector<Communicator> comms{{0, 4}, {1, 4}};
+  const auto r = run("partner-static", options, events, comms);
+  EXPECT_TRUE(same_as(run("linked-list", {}, events, comms), r));
+  EXPECT_EQ(r.matches, (std::vector<Match>{{0, 0}, {4, 1}, {1, 2}, {3, 3}, {5, 4}, {2, 5}}));
+  EXPECT_EQ(r.probes, std::vector<Id>{kNoMatch});
+  EXPECT_EQ(r.counters.partners, 2u);  // source 1's PRQ and UMQ queues on communicator 0
+  EXPECT_EQ(r.counters.extractions, 0u);
+}
+
+TEST(PartnerEngines, MemoryIsNotPerRank) {
+  // One communicator of 2^20 ranks, 20 of them talking, 4 heavily.
+  constexpr int kRanks = 1 << 20;
+  std::vector<Event> events;
+  std::mt19937_64 rng(3);
+  std::vector<std::int32_t> talkers;
+  for (int i = 0; i < 20; ++i) talkers.push_back(static_cast<std::int32_t>(rng() % kRanks));
+  for (int i = 0; i < 4000; ++i) {
+    const auto s = talkers[(rng() % 4 == 0) ? rng() % 20 : rng() % 4];
+    events.push_back(arrive(s, static_cast<std::int32_t>(rng() % 3)));
+  }
+  for (int i = 0; i < 4000; ++i)
+    events.push_back(post(talkers[rng() % 20], static_cast<std::int32_t>(rng() % 3)));
+  const std::vector<Communicator> comms{{0, kRanks}};
+  const auto reference = run("linked-list", {}, events, comms);
+  EngineOptions options;
+  options.threshold = 64;
+  options.profile = queue_profile(events, comms);
+  for (const std::string name : {"partner-static", "partner-dynamic"}) {
+    SCOPED_TRACE(name);
+    const auto r = run(name, options, events, comms);
+    EXPECT_TRUE(same_as(reference, r));
+    EXPECT_GT(r.counters.partners, 0u);
+    EXPECT_GT(r.counters.memory_overhead_bytes, 0u);
+    EXPECT_LT(r.counters.memory_overhead_bytes, 64u * 1024);  // a per-rank array: megabytes
+  }
+}
+
+// One rank receiving from 256 sources, 8 of which send 80% of the messages:
+// rounds of unexpected messages then receives in another order (deep UMQ),
+// and of pre-posted receives then messages in another order (deep PRQ).
+std::vector<Event> many_to_one(int ranks, int heavy, int per_round, int rounds,
+                               std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto pick = [&] {
+    const auto source = rng() % 10 < 8 ? rng() % static_cast<unsigned>(heavy)
+                                       : heavy + rng() % static_cast<unsigned>(ranks - heavy);
+    return Envelope{0, static_cast<std::int32_t>(source), static_cast<std::int32_t>(rng() % 4)};
+  };
+  std::vector<Event> events;
+  for (int round = 0; round < rounds; ++round) {
+    std::vector<Envelope> batch;
+    for (int i = 0; i < per_round; ++i) batch.push_back(pick());
+    const bool unexpected = round % 2 == 0;
+    for (const Envelope& e : batch)
+      events.push_back({unexpected ? Event::Kind::arrive : Event::Kind::post, e});
+    std::shuffle(batch.begin(), batch.end(), rng);
+    for (const Envelope& e : batch)
+      events.push_back({unexpected ? Event::Kind::post : Event::Kind::arrive, e});
+  }
+  return events;
+}
+
+TEST(PartnerEngines, ManyToOneSearchesFarFewerElements) {
+  const auto events = many_to_one(256, 8, 2000, 6, 42);
+  const std::vector<Communicator> comms{{0, 256}};
+  const auto reference = run("linked-list", {}, events, comms);
+  EngineOptions options;
+  options.profile = queue_profile(events, comms);
+  options.threshold = 64;
+  for (const std::string metric : {"average", "fence"}) {
+    options.metric = metric;
+    for (const std::string name : {"partner-static", "partner-dynamic"}) {
+      SCOPED_TRACE(name + " " + metric);
+      const auto r = run(name, options, events, comms);
+      ASSERT_TRUE(same_as(reference, r));
+      const Counters &a = reference.counters, &b = r.counters;
+      EXPECT_GE(b.partners, 16u);  // the 8 heavy sources, PRQ and UMQ
+      EXPECT_GT(a.umq_traversed, 5 * b.umq_traversed)
+          << a.umq_traversed << " vs " << b.umq_traversed;
+      EXPECT_GT(a.prq_traversed, 5 * b.prq_traversed)
+          << a.prq_traversed << " vs " << b.prq_traversed;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gc::mq
