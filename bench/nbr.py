@@ -76,12 +76,14 @@ def mpi_advance(driver, ranks, topology_file, sizes, iters, repeat, ppn, transpo
         raise RuntimeError(f"failed: {' '.join(cmd)}\n{proc.stdout[-1000:]}{proc.stderr[-1000:]}")
     out = {}
     for line in proc.stdout.splitlines():
+        if line.startswith("#"):  # the driver's notes
+            continue
         fields = dict(f.split("=", 1) for f in line.split() if "=" in f)
         if "size" in fields:
             if fields.get("check") != "ok":
                 raise RuntimeError(f"MPI Advance check failed: {line}")
             out[int(fields["size"])] = {k[:-3]: float(v) * 1e-6 for k, v in fields.items()
-                                        if k.endswith("_us")}
+                                        if k.endswith("_us") and v != "NA"}
     return out
 
 
@@ -151,7 +153,7 @@ def main():
                                     f"{a * 1e6:>11.2f} {b * 1e6:>9.2f} {row['speedup']:>8.2f}")
                             if advance:
                                 m = doc["mpi_advance"].get(row["bytes"], {})
-                                c = m.get("mpil_persist_locality")
+                                c = m.get("mpil_persist_locality")  # NA where it cannot run
                                 line += (f" {c * 1e6:>10.2f} {c / b:>9.2f}" if c else f" {'-':>10} {'-':>9}")
                             print(line, flush=True)
     spmm_runs = []
