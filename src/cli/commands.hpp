@@ -37,5 +37,6 @@ void add_match_command(CLI::App& app, Runner& run);
 void add_bfs_command(CLI::App& app, Runner& run);
 void add_nbr_command(CLI::App& app, Runner& run);
 void add_spmm_command(CLI::App& app, Runner& run);
+void add_mq_command(CLI::App& app, Runner& run);
 
 }  // namespace gc::cli

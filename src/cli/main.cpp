@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
   gc::cli::add_bfs_command(app, run);
   gc::cli::add_nbr_command(app, run);
   gc::cli::add_spmm_command(app, run);
+  gc::cli::add_mq_command(app, run);
 
   // Every rank parses the same argv, so every rank agrees on parse errors;
   // only rank 0 prints.

@@ -10,8 +10,7 @@ namespace gc::mq {
 
 const std::vector<std::string>& engine_names() {
   static const std::vector<std::string> names{
-      "linked-list", "rank-array",     "bins",           "hash",
-      "vectors",     "partner-static", "partner-dynamic"};
+      "linked-list", "rank-array", "bins", "hash", "vectors", "partner-static", "partner-dynamic"};
   return names;
 }
 

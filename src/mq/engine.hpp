@@ -29,18 +29,18 @@ constexpr Id kNoMatch = ~Id{0};
 struct Counters {
   std::uint64_t prq_searches = 0;  // arrivals (each searches the PRQ)
   std::uint64_t prq_traversed = 0;
-  std::uint64_t prq_max = 0;  // most elements traversed by one PRQ search
+  std::uint64_t prq_max = 0;       // most elements traversed by one PRQ search
   std::uint64_t umq_searches = 0;  // posts and probes (each searches the UMQ)
   std::uint64_t umq_traversed = 0;
   std::uint64_t umq_max = 0;
   std::uint64_t prq_length_max = 0;  // longest the PRQ got (all its queues)
   std::uint64_t umq_length_max = 0;
   // Partner engines: queues, levels and extraction events.
-  std::uint64_t partners = 0;       // partner queues at the end
-  std::uint64_t levels = 0;         // partner-dynamic: levels created
-  std::uint64_t extractions = 0;    // partner-dynamic: extraction events
+  std::uint64_t partners = 0;          // partner queues at the end
+  std::uint64_t levels = 0;            // partner-dynamic: levels created
+  std::uint64_t extractions = 0;       // partner-dynamic: extraction events
   std::uint64_t extraction_moved = 0;  // elements moved by extractions
-  double extraction_seconds = 0;    // time spent extracting (inside the ops)
+  double extraction_seconds = 0;       // time spent extracting (inside the ops)
   // Bytes of the engine's own structures beyond the queue elements every
   // engine stores (per-source arrays, bins, hash tables, queue headers,
   // partner tables), at its peak.
@@ -48,15 +48,15 @@ struct Counters {
 };
 
 struct EngineOptions {
-  int bins = 256;            // bins, hash: number of bins
-  int vector_width = 16;     // vectors: elements per node (16 or 8)
+  int bins = 256;             // bins, hash: number of bins
+  int vector_width = 16;      // vectors: elements per node (16 or 8)
   std::string simd = "auto";  // vectors: auto|avx512|avx2|scalar
   // Partner engines: the edge point's metric ("average", "median" or
   // "fence": Q3 + alpha (Q3 - Q1)) over queue elements per source.
   std::string metric = "average";
   double alpha = 1.5;
-  int threshold = 64;        // partner-dynamic: t, non-partner queue length that triggers extraction
-  double cap_factor = 1.0;   // partner-dynamic: at most cap_factor * sqrt(N) partner queues
+  int threshold = 64;       // partner-dynamic: t, non-partner queue length that triggers extraction
+  double cap_factor = 1.0;  // partner-dynamic: at most cap_factor * sqrt(N) partner queues
   // partner-static: queue elements per (communicator, source) from a
   // previous run (see profile.hpp); empty: no partners.
   std::vector<std::vector<std::uint64_t>> profile;

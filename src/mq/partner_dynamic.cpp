@@ -18,17 +18,28 @@
 // has its earliest elements in the queues of levels 0..L-1 (they arrived
 // before it became a partner), then in its partner queue. So a search for a
 // source walks exactly those queues in that order and takes the first hit.
-// Receives with MPI_ANY_SOURCE wait in an any-source PRQ; an arrival takes
-// the earlier of its own hit and the any-source PRQ's, a search with
-// MPI_ANY_SOURCE the earliest over all UMQ queues of the communicator.
+// Receives with MPI_ANY_SOURCE: until the PRQ side has partners, its one
+// non-partner queue is the MPI library's PRQ and holds them in posting order
+// with the rest (an arrival is then one walk, as in linked-list; they do not
+// count towards t nor in the statistics of an extraction). The extraction
+// that makes the first PRQ partners moves them, in order, to an any-source
+// PRQ where later ones wait too; from then on an arrival takes the earlier
+// of its own hit and the any-source PRQ's. A search with MPI_ANY_SOURCE
+// takes the earliest over the UMQ levels and the partner UMQ queues that
+// hold messages (a bit per partner says which).
 //
 // A drained level other than the newest can never fill again: it is
 // dropped, so searches skip it.
 //
-// An extraction that finds no partner (e.g. all counts equal) keeps the
-// level and doubles the trigger, so a long queue is not rescanned at every
-// append; the trigger returns to t once the queue falls to t/2.
+// An extraction counts the elements per source of the newest level in a
+// hash table of twice its length (linear time; most extractions on short
+// queues find every count equal, so no partner, and stop there). One that
+// finds no partner keeps the level and doubles the trigger, so a long queue
+// is not rescanned at every append; the trigger returns to t once the queue
+// falls to t/2. Counters: `extraction_moved` counts the elements moved to
+// partner queues and the wildcard receives moved to the any-source PRQ.
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <utility>
 
@@ -53,10 +64,12 @@ class PartnerDynamic final : public Engine {
     if (!(options.cap_factor >= 0))
       fail(fmt::format("partner-dynamic: cap factor {} must be >= 0", options.cap_factor));
     threshold_ = static_cast<std::uint64_t>(options.threshold);
+    trigger_reset_ = std::max<std::uint64_t>(1, threshold_ / 2);
   }
 
   void add_communicator(std::uint32_t id, int size) override {
     if (comms_.size() <= id) comms_.resize(id + 1);
+    comm_slots_ = comms_.size();
     Comm& c = comms_[id];
     if (c.added) return;
     c.added = true;
@@ -75,7 +88,7 @@ class PartnerDynamic final : public Engine {
     const auto accept = [&](const QueueElement& r) { return accepts(r.envelope, message); };
     std::uint64_t traversed = 0;
     Hit best = find_from(c.prq, message.source, accept, traversed);
-    take_if_earlier(pool_, c.any_source, accept, best, traversed);
+    take_if_earlier(pool_, c.any_source, accept, best, traversed);  // empty before PRQ partners
     count_search(c_.prq_searches, c_.prq_traversed, c_.prq_max, traversed);
     if (best) {
       const Id matched = pool_[best.node].element.id;
@@ -97,10 +110,7 @@ class PartnerDynamic final : public Engine {
       --umq_length_;
       return matched;
     }
-    if (receive.source == kAnySource)
-      c.any_source.push_back(pool_, {receive, id, order_++});
-    else
-      append(c, c.prq, {receive, id, order_++});
+    append(c, c.prq, {receive, id, order_++});
     c_.prq_length_max = std::max(c_.prq_length_max, ++prq_length_);
     return kNoMatch;
   }
@@ -137,8 +147,11 @@ class PartnerDynamic final : public Engine {
     std::vector<Level> levels;  // by id, the drained ones dropped; back() is the newest
     std::uint32_t levels_created = 0;
     std::vector<Partner> partners;
+    OccupiedQueues occupied;    // the partner queues that hold elements
     PerfectHash partner_of;     // source -> index into partners
     std::uint64_t trigger = 0;  // extraction when the newest level holds more
+    // PRQ before its first partners: receives with MPI_ANY_SOURCE in level 0.
+    std::uint64_t wildcards = 0;
   };
   struct Comm {
     Side prq, umq;
@@ -149,7 +162,7 @@ class PartnerDynamic final : public Engine {
   };
 
   Comm& comm(std::uint32_t id) {
-    if (id >= comms_.size() || !comms_[id].added) [[unlikely]]
+    if (id >= comm_slots_ || !comms_[id].added) [[unlikely]]
       fail("partner-dynamic: event on a communicator never added");
     return comms_[id];
   }
@@ -157,17 +170,25 @@ class PartnerDynamic final : public Engine {
   // The first element from `source` that accept() holds for, in MPI order.
   template <class Accept>
   Hit find_from(Side& side, std::int32_t source, const Accept& accept, std::uint64_t& traversed) {
+    if (side.partners.empty()) {
+      // One level: the library's one queue (wildcards in it on the PRQ side),
+      // walked inline as linked-list walks it.
+      Queue& q = side.levels.front().queue;
+      const std::uint32_t n = q.find(pool_, accept, traversed);
+      return n == Queue::kNone ? Hit{} : Hit{&q, n, 0};
+    }
     const std::int32_t p = side.partner_of.lookup(static_cast<std::uint32_t>(source));
-    const std::uint32_t below = p < 0 ? side.levels_created : side.partners[p].level;
+    const std::uint32_t below =
+        p < 0 ? side.levels_created : side.partners[static_cast<std::size_t>(p)].level;
     for (std::size_t l = 0; l < side.levels.size() && side.levels[l].id < below; ++l) {
       Queue& q = side.levels[l].queue;
-      const std::uint32_t n = q.find(pool_, accept, traversed);
+      const std::uint32_t n = scan(pool_, q, accept, traversed);
       if (n != Queue::kNone) return {&q, n, static_cast<std::int32_t>(l)};
     }
     if (p >= 0) {
-      Queue& q = side.partners[p].queue;
-      const std::uint32_t n = q.find(pool_, accept, traversed);
-      if (n != Queue::kNone) return {&q, n};
+      Queue& q = side.partners[static_cast<std::size_t>(p)].queue;
+      const std::uint32_t n = scan(pool_, q, accept, traversed);
+      if (n != Queue::kNone) return {&q, n, -1, p};
     }
     return {};
   }
@@ -177,21 +198,24 @@ class PartnerDynamic final : public Engine {
     const auto accept = [&](const QueueElement& m) { return accepts(receive, m.envelope); };
     std::uint64_t traversed = 0;
     Hit best;
-    if (receive.source != kAnySource) {
+    // Without partners the one level is the library's UMQ: whatever the source.
+    if (c.umq.partners.empty() || receive.source != kAnySource) {
       best = find_from(c.umq, receive.source, accept, traversed);
     } else {
       // Every element of a level precedes every element of later levels:
       // the first level with a hit holds the earliest non-partner candidate.
       for (std::size_t l = 0; l < c.umq.levels.size(); ++l) {
         Queue& q = c.umq.levels[l].queue;
-        const std::uint32_t n = q.find(pool_, accept, traversed);
+        const std::uint32_t n = scan(pool_, q, accept, traversed);
         if (n != Queue::kNone) {
           best = {&q, n, static_cast<std::int32_t>(l)};
           break;
         }
       }
-      for (Partner& partner : c.umq.partners)
-        take_if_earlier(pool_, partner.queue, accept, best, traversed);
+      c.umq.occupied.for_each([&](std::int32_t p) {
+        take_if_earlier(pool_, c.umq.partners[static_cast<std::size_t>(p)].queue, accept, best,
+                        traversed, p);
+      });
     }
     count_search(c_.umq_searches, c_.umq_traversed, c_.umq_max, traversed);
     return best;
@@ -199,25 +223,46 @@ class PartnerDynamic final : public Engine {
 
   // Removes a found element; drops its level if that drained an old one.
   void remove(Side& side, const Hit& hit) {
+    // Without a branch on the source: wildcards are as frequent as a program makes them.
+    side.wildcards -= (hit.level >= 0) & (pool_[hit.node].element.envelope.source == kAnySource);
     hit.queue->erase(pool_, hit.node);
-    const auto l = static_cast<std::size_t>(hit.level);
-    if (hit.level >= 0 && l + 1 < side.levels.size() && hit.queue->empty())
-      side.levels.erase(side.levels.begin() + hit.level);
+    if (hit.queue->empty()) {
+      if (hit.partner >= 0)
+        side.occupied.clear(hit.partner);
+      else if (hit.level >= 0 && hit.queue != &side.levels.back().queue) [[unlikely]]
+        drop_level(side, static_cast<std::size_t>(hit.level));
+    }
   }
 
-  // Appends an element with a specific source to its queue on `side`, then
+  // Drops drained level l, not the newest (which still fills).
+  [[gnu::noinline]] static void drop_level(Side& side, std::size_t l) {
+    side.levels.erase(side.levels.begin() + static_cast<std::ptrdiff_t>(l));
+  }
+
+  // Appends an element to its queue on `side` (a receive with MPI_ANY_SOURCE
+  // to level 0 or, once the PRQ has partners, to the any-source PRQ), then
   // extracts partners if the newest level has grown past the trigger.
   void append(Comm& c, Side& side, const QueueElement& e) {
-    const std::int32_t p = side.partner_of.lookup(static_cast<std::uint32_t>(e.envelope.source));
-    if (p >= 0) {
-      side.partners[p].queue.push_back(pool_, e);
-      return;
+    const bool wildcard = e.envelope.source == kAnySource;
+    if (!side.partners.empty()) {
+      if (wildcard) {
+        c.any_source.push_back(pool_, e);
+        return;
+      }
+      const std::int32_t p = side.partner_of.lookup(static_cast<std::uint32_t>(e.envelope.source));
+      if (p >= 0) {
+        side.partners[static_cast<std::size_t>(p)].queue.push_back(pool_, e);
+        side.occupied.set(p);
+        return;
+      }
     }
     Queue& newest = side.levels.back().queue;
     newest.push_back(pool_, e);
-    if (newest.size() > side.trigger) {
+    side.wildcards += wildcard;  // only before the first partners: see above
+    const std::uint64_t length = newest.size() - side.wildcards;
+    if (length > side.trigger) [[unlikely]] {
       if (side.partners.size() < c.cap) extract(c, side);
-    } else if (newest.size() <= std::max<std::uint64_t>(1, threshold_ / 2)) {
+    } else if (length <= trigger_reset_) {
       side.trigger = threshold_;
     }
   }
@@ -228,22 +273,37 @@ class PartnerDynamic final : public Engine {
     Queue& newest = side.levels.back().queue;
     const std::uint32_t level = side.levels.back().id;
 
-    // Elements per source in the queue, as (source, count) runs.
-    sources_.clear();
-    for (std::uint32_t n = newest.head(); n != Queue::kNone; n = pool_[n].next)
-      sources_.push_back(pool_[n].element.envelope.source);
-    std::sort(sources_.begin(), sources_.end());
+    // Elements per source in the queue, as (count, source) runs: counted in
+    // an open-addressing table of twice the queue's length (linear time; a
+    // failed extraction costs little, and most fail on short queues).
+    const std::uint64_t length = newest.size() - side.wildcards;
+    const int bits = std::bit_width(2 * length - 1);
+    slots_.assign(std::size_t{1} << bits, {0, kAnySource});
+    const std::uint64_t mask = slots_.size() - 1;
+    for (std::uint32_t n = newest.head(); n != Queue::kNone; n = pool_[n].next) {
+      const std::int32_t source = pool_[n].element.envelope.source;
+      if (source == kAnySource) continue;
+      std::uint64_t i = (static_cast<std::uint32_t>(source) * 0x9E3779B97F4A7C15ULL) >> (64 - bits);
+      while (slots_[i].second != source && slots_[i].second != kAnySource) i = (i + 1) & mask;
+      slots_[i].second = source;
+      ++slots_[i].first;
+    }
     runs_.clear();
     counts_.clear();
-    for (std::size_t i = 0; i < sources_.size();) {
-      std::size_t j = i;
-      while (j < sources_.size() && sources_[j] == sources_[i]) ++j;
-      runs_.push_back({static_cast<std::uint64_t>(j - i), sources_[i]});
-      counts_.push_back(j - i);
-      i = j;
+    for (const auto& slot : slots_)
+      if (slot.second != kAnySource) {
+        runs_.push_back(slot);
+        counts_.push_back(slot.first);
+      }
+    // Equal counts (typically one element per source) equal every metric's
+    // edge point, so none exceeds it: no statistics needed.
+    if (std::all_of(counts_.begin(), counts_.end(),
+                    [&](std::uint64_t n) { return n == counts_.front(); })) {
+      runs_.clear();
+    } else {
+      const double edge = edge_point_in_place(counts_, metric_, alpha_);
+      std::erase_if(runs_, [&](const auto& r) { return static_cast<double>(r.first) <= edge; });
     }
-    const double edge = edge_point(counts_, metric_, alpha_);
-    std::erase_if(runs_, [&](const auto& r) { return static_cast<double>(r.first) <= edge; });
     const std::size_t room = c.cap - side.partners.size();
     if (runs_.size() > room) {
       // The cap cuts the selection: the fullest sources (lowest rank on ties).
@@ -254,9 +314,29 @@ class PartnerDynamic final : public Engine {
       runs_.resize(room);
     }
     if (runs_.empty()) {
-      side.trigger = 2 * newest.size();  // retry only after the queue doubles
+      side.trigger = 2 * length;  // retry only after the queue doubles
       c_.extraction_seconds += seconds_since(start);
       return;
+    }
+    // New partners in rank order (the table's order is the hash's).
+    std::sort(runs_.begin(), runs_.end(),
+              [](const auto& a, const auto& b) { return a.second < b.second; });
+
+    // The first PRQ partners: the receives with MPI_ANY_SOURCE leave level
+    // 0 for the any-source PRQ (empty until now), keeping their order.
+    std::uint64_t moved = 0;
+    if (side.wildcards != 0) {
+      for (std::uint32_t n = newest.head(); n != Queue::kNone;) {
+        const std::uint32_t next = pool_[n].next;
+        const QueueElement e = pool_[n].element;
+        if (e.envelope.source == kAnySource) {
+          newest.erase(pool_, n);
+          c.any_source.push_back(pool_, e);
+          ++moved;
+        }
+        n = next;
+      }
+      side.wildcards = 0;
     }
 
     const std::size_t first_new = side.partners.size();
@@ -265,16 +345,17 @@ class PartnerDynamic final : public Engine {
     for (const Partner& partner : side.partners)
       keys_.push_back(static_cast<std::uint32_t>(partner.source));
     side.partner_of = PerfectHash(keys_, c.size);
+    side.occupied.resize(side.partners.size());
 
     // Move the new partners' elements to their queues, keeping their order.
-    std::uint64_t moved = 0;
     for (std::uint32_t n = newest.head(); n != Queue::kNone;) {
       const std::uint32_t next = pool_[n].next;
       const QueueElement e = pool_[n].element;
       const std::int32_t p = side.partner_of.lookup(static_cast<std::uint32_t>(e.envelope.source));
       if (p >= 0 && static_cast<std::size_t>(p) >= first_new) {
         newest.erase(pool_, n);
-        side.partners[p].queue.push_back(pool_, e);
+        side.partners[static_cast<std::size_t>(p)].queue.push_back(pool_, e);
+        side.occupied.set(p);
         ++moved;
       }
       n = next;
@@ -300,7 +381,7 @@ class PartnerDynamic final : public Engine {
       bytes += Queue::kHeaderBytes;  // the any-source PRQ
       for (const Side* side : {&c.prq, &c.umq})
         bytes += side->levels.size() * sizeof(Level) + side->partners.size() * sizeof(Partner) +
-                 side->partner_of.memory_bytes();
+                 side->partner_of.memory_bytes() + side->occupied.memory_bytes();
     }
     memory_peak_ = std::max(memory_peak_, bytes);
   }
@@ -309,14 +390,16 @@ class PartnerDynamic final : public Engine {
   double alpha_;
   double cap_factor_;
   std::uint64_t threshold_ = 0;
+  std::uint64_t trigger_reset_ = 1;  // the trigger returns to t at this length or below
   ElementPool pool_;
-  std::vector<Comm> comms_;  // by communicator id
+  std::vector<Comm> comms_;     // by communicator id
+  std::size_t comm_slots_ = 0;  // comms_.size(), without a division on every operation
   std::uint64_t order_ = 0;
   std::uint64_t prq_length_ = 0, umq_length_ = 0;
   std::uint64_t memory_peak_ = 0;
   // Extraction scratch, reused.
-  std::vector<std::int32_t> sources_;
-  std::vector<std::pair<std::uint64_t, std::int32_t>> runs_;  // (count, source)
+  std::vector<std::pair<std::uint64_t, std::int32_t>> slots_;  // (count, source), source -1: free
+  std::vector<std::pair<std::uint64_t, std::int32_t>> runs_;   // (count, source)
   std::vector<std::uint64_t> counts_;
   std::vector<std::uint32_t> keys_;
   mutable Counters c_;

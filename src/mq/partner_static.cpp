@@ -11,9 +11,12 @@
 //   arrival from s:  s's own PRQ queue (partner or non-partner) against the
 //                    any-source PRQ: the earlier-posted accepting receive wins.
 //   post/probe from s: s's own UMQ queue (a message from s lives nowhere else).
-//   post/probe with MPI_ANY_SOURCE: every UMQ queue of the communicator, the
-//                    earliest-arrived accepting message wins.
+//   post/probe with MPI_ANY_SOURCE: the non-partner UMQ and every partner UMQ
+//                    queue that holds messages (a bit per partner says which),
+//                    the earliest-arrived accepting message wins.
 // Partners never change, so a source's elements are all in one queue per side.
+// No cap here (partner-dynamic has one): every source above the edge point
+// is a partner, so memory follows the profile's partners, O(partners + sqrt N).
 // Counters: `partners` counts partner queues (two per partner: PRQ and UMQ).
 #include <algorithm>
 
@@ -43,8 +46,10 @@ class PartnerStatic final : public Engine {
     c.partners = PerfectHash(partners, static_cast<std::uint32_t>(std::max(size, 0)));
     c.prq.partner.assign(partners.size(), Queue{});
     c.umq.partner.assign(partners.size(), Queue{});
+    c.umq_occupied.resize(partners.size());
     c_.partners += 2 * partners.size();
-    memory_ += c.partners.memory_bytes() + (2 * partners.size() + 3) * Queue::kHeaderBytes;
+    memory_ += c.partners.memory_bytes() + c.umq_occupied.memory_bytes() +
+               (2 * partners.size() + 3) * Queue::kHeaderBytes;
   }
 
   Id arrive(const Envelope& message, Id id) override {
@@ -63,6 +68,7 @@ class PartnerStatic final : public Engine {
       return matched;
     }
     c.umq.queue_of(p).push_back(pool_, {message, id, order_++});
+    if (p >= 0) c.umq_occupied.set(p);
     c_.umq_length_max = std::max(c_.umq_length_max, ++umq_length_);
     return kNoMatch;
   }
@@ -73,6 +79,7 @@ class PartnerStatic final : public Engine {
     if (found) {
       const Id matched = pool_[found.node].element.id;
       found.queue->erase(pool_, found.node);
+      if (found.partner >= 0 && found.queue->empty()) c.umq_occupied.clear(found.partner);
       --umq_length_;
       return matched;
     }
@@ -104,7 +111,8 @@ class PartnerStatic final : public Engine {
   struct Comm {
     PerfectHash partners;  // source -> partner index, the same for both sides
     Side prq, umq;
-    Queue any_source;  // posted receives with MPI_ANY_SOURCE
+    OccupiedQueues umq_occupied;  // the partner UMQ queues that hold messages
+    Queue any_source;             // posted receives with MPI_ANY_SOURCE
     bool added = false;
   };
 
@@ -121,10 +129,13 @@ class PartnerStatic final : public Engine {
     Hit best;
     if (receive.source != kAnySource) {
       const std::int32_t p = c.partners.lookup(static_cast<std::uint32_t>(receive.source));
-      take_if_earlier(pool_, c.umq.queue_of(p), accept, best, traversed);
+      take_if_earlier(pool_, c.umq.queue_of(p), accept, best, traversed, p);
     } else {
       take_if_earlier(pool_, c.umq.non_partner, accept, best, traversed);
-      for (Queue& q : c.umq.partner) take_if_earlier(pool_, q, accept, best, traversed);
+      c.umq_occupied.for_each([&](std::int32_t p) {
+        take_if_earlier(pool_, c.umq.partner[static_cast<std::size_t>(p)], accept, best, traversed,
+                        p);
+      });
     }
     count_search(c_.umq_searches, c_.umq_traversed, c_.umq_max, traversed);
     return best;

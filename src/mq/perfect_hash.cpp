@@ -9,12 +9,12 @@ namespace gc::mq {
 
 namespace {
 
-// ceil(sqrt(u)), at least 1, exact for every 32-bit u.
+// ceil(sqrt(u)), at least 2 (see width_), exact for every 32-bit u.
 std::uint32_t ceil_sqrt(std::uint32_t u) {
   std::uint64_t m = static_cast<std::uint64_t>(std::sqrt(static_cast<double>(u)));
   while (m * m < u) ++m;
   while (m > 1 && (m - 1) * (m - 1) >= u) --m;
-  return static_cast<std::uint32_t>(std::max<std::uint64_t>(m, 1));
+  return static_cast<std::uint32_t>(std::max<std::uint64_t>(m, 2));
 }
 
 }  // namespace
@@ -24,6 +24,7 @@ PerfectHash::PerfectHash(const std::vector<std::uint32_t>& keys, std::uint32_t u
   const std::uint32_t largest = *std::max_element(keys.begin(), keys.end());
   // A key outside the universe widens it rather than breaking the layout.
   width_ = ceil_sqrt(std::max(universe, largest + 1));
+  reciprocal_ = ~std::uint64_t{0} / width_ + 1;
   keys_ = static_cast<std::uint32_t>(keys.size());
   const std::uint32_t m = width_;
 
@@ -45,6 +46,7 @@ PerfectHash::PerfectHash(const std::vector<std::uint32_t>& keys, std::uint32_t u
     return row_begin[a + 1] - row_begin[a] > row_begin[b + 1] - row_begin[b];
   });
   displacement_.assign(m, 0);
+  rows_ = m;
   std::vector<bool> occupied;
   std::uint64_t slots = m;  // every row, shifted by its displacement, must fit
   for (std::uint32_t r : rows) {

@@ -39,8 +39,13 @@ void check_metric(std::string_view metric) {
 }
 
 double edge_point(std::vector<std::uint64_t> counts, std::string_view metric, double alpha) {
-  check_metric(metric);
   std::erase(counts, 0);
+  return edge_point_in_place(counts, metric, alpha);
+}
+
+double edge_point_in_place(std::vector<std::uint64_t>& counts, std::string_view metric,
+                           double alpha) {
+  check_metric(metric);
   if (counts.empty()) return 0;
   if (metric == "average") {
     const auto sum = std::accumulate(counts.begin(), counts.end(), 0.0L);

@@ -8,6 +8,17 @@
 // partner-static chooses from a profile of a previous run (read/written
 // here); partner-dynamic from the elements of a non-partner queue at run time.
 //
+// A source's queue elements in a profile: the elements it adds to the PRQ
+// (receives naming it that found no message and waited) and to the UMQ (its
+// messages that found no receive and waited), over the run, on one
+// communicator -- the measure the same group's clustering-based matching
+// profiles ("the number of queue elements each communicating process adds to
+// the posted receive or unexpected message queue at runtime", Ghazimirsaeed
+// and Afsahi, "Accelerating MPI message matching by a data clustering
+// strategy", HPCS 2017). Not the messages a source sends (one matched on
+// arrival adds nothing) and not weighted by how long an element waits.
+// report.hpp's queue_elements() computes it from a linked-list replay.
+//
 // Choices where the paper leaves room:
 // - The statistics are over the sources that have elements (count > 0):
 //   a source that sent nothing is no candidate, and counting it would pull
@@ -39,6 +50,10 @@ using Profile = std::vector<std::vector<std::uint64_t>>;
 // The edge point of `counts` (zeros ignored; 0 when no count is positive).
 // Fails with a gc::Error naming the metrics for an unknown metric.
 double edge_point(std::vector<std::uint64_t> counts, std::string_view metric, double alpha);
+// The same over counts that are all positive, reordering them in place
+// rather than copying (partner-dynamic computes one at every trigger).
+double edge_point_in_place(std::vector<std::uint64_t>& positive_counts, std::string_view metric,
+                           double alpha);
 // Fails unless `metric` is one of average, median, fence.
 void check_metric(std::string_view metric);
 

@@ -1,9 +1,10 @@
 // mq/ partner engines (Ghazimirsaeed, Mirsadeghi and Afsahi, "Communication-
 // aware message matching in MPI", CCPE 2018): the row-displacement perfect
-// hash, the edge-point metrics, the profile file, and partner-static and
-// partner-dynamic equal to linked-list (matches, probes, queue lengths) on
-// random workloads, at their threshold and cap boundaries, and far shorter
-// searches than linked-list when a few sources dominate.
+// hash, the edge-point metrics, the profile file and what its counts mean,
+// and partner-static and partner-dynamic equal to linked-list (matches,
+// probes, queue lengths) on random workloads, at their threshold and cap
+// boundaries, with wildcards and many partners, and far shorter searches
+// than linked-list when a few sources dominate.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -20,6 +21,7 @@
 #include "mq/perfect_hash.hpp"
 #include "mq/profile.hpp"
 #include "mq/replay.hpp"
+#include "mq/report.hpp"
 
 namespace gc::mq {
 namespace {
@@ -104,6 +106,44 @@ TEST(PerfectHash, WholeUniverseAndEdgeCases) {
   EXPECT_EQ(PerfectHash({3}, 100).width(), 10u);
   EXPECT_EQ(PerfectHash({3}, 101).width(), 11u);
   EXPECT_EQ(PerfectHash({3}, 1u << 20).width(), 1024u);
+}
+
+// The lookup divides by m with a 64-bit reciprocal: exact for every key,
+// whatever m (small, prime, square, power of two, the largest).
+TEST(PerfectHash, ReciprocalDivisionAtEveryWidth) {
+  std::mt19937_64 rng(13);
+  for (std::uint32_t universe :
+       {1u,    2u,    3u,    4u,    5u,     15u,    16u,    17u,      63u,         64u,        65u,
+        1000u, 4095u, 4096u, 4097u, 65535u, 65536u, 65537u, 1u << 24, 0xFFFF0000u, 0xFFFFFFF0u}) {
+    SCOPED_TRACE(universe);
+    std::vector<std::uint32_t> keys{0, universe - 1};
+    if (universe > 2) keys.push_back(universe / 2);
+    for (int i = 0; i < 20 && universe > 64; ++i) {
+      const auto k = static_cast<std::uint32_t>(rng() % universe);
+      if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+    }
+    if (universe == 1) keys = {0};
+    const PerfectHash hash(keys, universe);
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      ASSERT_EQ(hash.lookup(keys[i]), static_cast<std::int32_t>(i)) << "key " << keys[i];
+    // Every key of the first rows, and around every key (row boundaries included).
+    const std::uint64_t m = hash.width();
+    auto is_key = [&](std::uint64_t k) {
+      return std::find(keys.begin(), keys.end(), k) != keys.end();
+    };
+    for (std::uint64_t k = 0; k < std::min<std::uint64_t>(universe, 4 * m + 3); ++k) {
+      if (!is_key(k)) {
+        ASSERT_EQ(hash.lookup(static_cast<std::uint32_t>(k)), -1) << "non-key " << k;
+      }
+    }
+    for (std::uint32_t key : keys)
+      for (std::uint64_t d : {std::uint64_t{1}, m - 1, m, m + 1})
+        for (std::uint64_t k : {key + d, key - d})
+          if (k < (std::uint64_t{1} << 32) && !is_key(k)) {
+            ASSERT_EQ(hash.lookup(static_cast<std::uint32_t>(k)), -1) << "non-key " << k;
+          }
+    ASSERT_EQ(hash.lookup(~std::uint32_t{0}), -1);
+  }
 }
 
 TEST(PerfectHash, MemoryIsPartnersPlusSqrtOfTheUniverse) {
@@ -274,6 +314,43 @@ TEST(ProfileFile, MalformedInputsNameFileAndLine) {
   }
   EXPECT_THROW(read_profile(dir.file("missing.txt")), Error);
   EXPECT_THROW(write_profile(dir.file("no/such/dir/p.txt"), {{1}}), Error);
+}
+
+// ---------------------------------------------------------------------------
+// The profile's counts (report.hpp's queue_elements, what `mq profile` writes
+// and `mq replay` gives partner-static): elements each source adds to the PRQ
+// or the UMQ, as the group's clustering-based matching defines its profile.
+
+TEST(ProfileCounts, ElementsEachSourceAddsToTheQueues) {
+  const std::vector<Communicator> comms{{0, 4}, {1, 4}};
+  auto at = [](Event::Kind kind, std::uint32_t comm, std::int32_t source, std::int32_t tag) {
+    return Event{kind, {comm, source, tag}};
+  };
+  constexpr auto kPost = Event::Kind::post, kArrive = Event::Kind::arrive,
+                 kProbe = Event::Kind::probe;
+  const std::vector<Event> events{
+      at(kArrive, 0, 1, 0),         // m0 from 1 waits in the UMQ: 1
+      at(kArrive, 0, 1, 0),         // m1 from 1 waits: 1 again
+      at(kProbe, 0, 1, 0),          // probes add nothing
+      at(kPost, 0, 1, 0),           // takes m0: found, adds nothing
+      at(kPost, 0, 2, 5),           // r1 for 2 waits in the PRQ: 2
+      at(kPost, 0, kAnySource, 7),  // r2 with MPI_ANY_SOURCE waits: no source
+      at(kArrive, 0, 2, 5),         // meets r1: adds nothing
+      at(kArrive, 0, 3, 7),         // meets r2: adds nothing
+      at(kArrive, 1, 3, 0),         // communicator 1: m4 from 3 waits
+      at(kPost, 0, 1, 0),           // takes m1, however long it waited
+  };
+  auto engine = make_engine("linked-list");
+  const ReplayResult r = replay(events, comms, *engine);
+  const Profile counts = queue_elements(events, comms, event_outcomes(events, r));
+  EXPECT_EQ(counts, (Profile{{0, 2, 1, 0}, {0, 0, 0, 1}}));
+  // The same counts however long the elements wait (not weighted by time in
+  // the queue): m0 now waits one event, not three.
+  std::vector<Event> sooner = events;
+  std::swap(sooner[1], sooner[3]);
+  auto again = make_engine("linked-list");
+  const ReplayResult s = replay(sooner, comms, *again);
+  EXPECT_EQ(queue_elements(sooner, comms, event_outcomes(sooner, s)), counts);
 }
 
 // ---------------------------------------------------------------------------
@@ -507,6 +584,32 @@ TEST(PartnerDynamic, PrqSideAgainstAnySourceReceives) {
   EXPECT_EQ(engine->arrive({0, 2, 0}, 6), kNoMatch);
 }
 
+// Before the PRQ has partners, receives with MPI_ANY_SOURCE wait in level 0
+// with the others (not counted towards t); the extraction that makes the
+// first partners moves them to the any-source PRQ in order.
+TEST(PartnerDynamic, WildcardsWaitInLevelZeroUntilTheFirstPartners) {
+  auto engine = make_engine("partner-dynamic", dynamic(4, 4));
+  engine->add_communicator(0, 16);
+  const std::vector<std::int32_t> sources{kAnySource, 0, 0, kAnySource, 1, 0};
+  for (Id r = 0; r < sources.size(); ++r) EXPECT_EQ(engine->post({0, sources[r], 0}, r), kNoMatch);
+  EXPECT_EQ(engine->counters().extractions, 0u);    // 6 waiting, 4 with a source: not past t
+  EXPECT_EQ(engine->post({0, 2, 0}, 6), kNoMatch);  // 5 with a source: {0: 3, 1: 1, 2: 1}
+  EXPECT_EQ(engine->counters().extractions, 1u);
+  EXPECT_EQ(engine->counters().partners, 1u);
+  EXPECT_EQ(engine->counters().extraction_moved, 5u);        // r1 r2 r5 to 0's queue, r0 r3 out
+  EXPECT_EQ(engine->post({0, kAnySource, 0}, 7), kNoMatch);  // after the others
+  // Posting order across queues: the wildcards where they were posted.
+  EXPECT_EQ(engine->arrive({0, 1, 0}, 0), 0u);  // r0 (any) before r4
+  EXPECT_EQ(engine->arrive({0, 0, 0}, 1), 1u);  // the partner's r1 before r3 (any)
+  EXPECT_EQ(engine->arrive({0, 1, 0}, 2), 3u);  // r3 (any) before r4
+  EXPECT_EQ(engine->arrive({0, 1, 0}, 3), 4u);
+  EXPECT_EQ(engine->arrive({0, 3, 0}, 4), 7u);  // r7, the later wildcard
+  EXPECT_EQ(engine->arrive({0, 0, 0}, 5), 2u);
+  EXPECT_EQ(engine->arrive({0, 0, 0}, 6), 5u);
+  EXPECT_EQ(engine->arrive({0, 2, 0}, 7), 6u);
+  EXPECT_EQ(engine->arrive({0, 2, 0}, 8), kNoMatch);
+}
+
 TEST(PartnerDynamic, CapStopsExtraction) {
   for (int cap : {0, 1}) {
     SCOPED_TRACE(cap);
@@ -565,6 +668,34 @@ TEST(PartnerStatic, ProfilePicksPartnersPerCommunicator) {
   EXPECT_EQ(r.probes, std::vector<Id>{kNoMatch});
   EXPECT_EQ(r.counters.partners, 2u);  // source 1's PRQ and UMQ queues on communicator 0
   EXPECT_EQ(r.counters.extractions, 0u);
+}
+
+// Hundreds of partners: searches with MPI_ANY_SOURCE visit the partner
+// queues that hold messages, which fill and drain again and again.
+TEST(PartnerStatic, AnySourceOverManyPartnerQueues) {
+  constexpr int kRanks = 1024;
+  std::mt19937_64 rng(5);
+  std::vector<Event> events;
+  for (int round = 0; round < 40; ++round) {
+    for (int i = 0; i < 30; ++i)
+      events.push_back(
+          arrive(static_cast<std::int32_t>(rng() % kRanks), static_cast<std::int32_t>(rng() % 2)));
+    events.push_back({Event::Kind::probe, {0, kAnySource, kAnyTag}});
+    for (int i = 0; i < 30; ++i) {
+      const bool any = rng() % 3 == 0;
+      events.push_back(post(any ? kAnySource : static_cast<std::int32_t>(rng() % kRanks),
+                            rng() % 4 == 0 ? kAnyTag : static_cast<std::int32_t>(rng() % 2)));
+    }
+  }
+  const std::vector<Communicator> comms{{0, kRanks}};
+  EngineOptions options;  // counts 1 and 2, average 1.5: the odd sources are partners
+  options.profile = {std::vector<std::uint64_t>(kRanks)};
+  for (int s = 0; s < kRanks; ++s) options.profile[0][static_cast<std::size_t>(s)] = 1 + s % 2;
+  const auto reference = run("linked-list", {}, events, comms);
+  const auto r = run("partner-static", options, events, comms);
+  EXPECT_TRUE(same_as(reference, r));
+  EXPECT_EQ(r.counters.partners, kRanks);  // the odd sources, PRQ and UMQ
+  EXPECT_LT(r.counters.umq_traversed, reference.counters.umq_traversed);
 }
 
 TEST(PartnerEngines, MemoryIsNotPerRank) {

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Benchmark of the message-matching engines (graphcomm mq replay): every
+engine on synthetic traces -- many-to-one (the FDS-like extreme case of the
+partner-queue study) at 64, 256 and 1024 simulated ranks, the long-queue
+microbenchmark (depth) and wildcard mixes -- and optionally on real traces
+recorded with the tracer. Prints one table (per workload and engine: median
+and spread of the time per matching operation over the repetitions, mean
+elements traversed per PRQ and UMQ search, partner queues, memory overhead,
+speedup over linked-list) and writes every run as JSON.
+
+    bench/mq.py [--ranks 64 256 1024] [--messages 4] [--depths 1024 8192]
+                [--wildcard-ranks 256] [--repeat 5] [--passes 5]
+                [--traces DIR ...] [--out bench/results/mq.json]
+
+Each repetition replays every workload once (`--engine all`: inside one run
+the engines take turns rank by rank, pass by pass, and each rank's time is
+its median pass); repetitions go round all workloads before starting again,
+so that every workload sees the machine in the same states. Search lengths,
+partners and memory are deterministic; times are not: compare ratios within
+one run.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GCRUN = os.path.join(ROOT, "scripts", "gcrun")
+
+
+def graphcomm(binary, args):
+    cmd = [GCRUN, "-np", "1", binary] + args
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"failed: {' '.join(cmd)}\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
+    return proc.stdout
+
+
+def workloads(args, tmp):
+    """(name, trace directory or files, synth arguments or None)."""
+    out = []
+    for n in args.ranks:
+        out.append((f"many-to-one/{n}", ["many-to-one", "--ranks", str(n), "--messages",
+                                         str(args.messages), "--seed", str(args.seed)]))
+    for d in args.depths:
+        out.append((f"depth/{d}", ["depth", "--depth", str(d), "--ranks", "64"]))
+    for f in args.wildcard_fractions:
+        out.append((f"wildcard/{args.wildcard_ranks}/{f}",
+                    ["wildcard", "--ranks", str(args.wildcard_ranks), "--messages",
+                     str(args.messages), "--fraction", str(f), "--seed", str(args.seed)]))
+    made = []
+    for name, synth in out:
+        directory = os.path.join(tmp, name.replace("/", "_"))
+        print(f"bench: synth {name}", file=sys.stderr, flush=True)
+        graphcomm(args.graphcomm, ["mq", "synth"] + synth + ["--output", directory])
+        made.append((name, [directory], synth))
+    for t in args.traces:
+        made.append((f"trace:{os.path.basename(os.path.normpath(t))}", [t], None))
+    if args.record:
+        made += record(args, tmp)
+    return made
+
+
+LAMMPS_EXAMPLES = ["melt", "min", "crack", "flow/in.flow.pois"]
+
+
+def record(args, tmp):
+    """Real traces, recorded with scripts/trace: LAMMPS examples (Debian's
+    lammps, lammps-examples), the AMG driver (bench/workloads, hypre's
+    BoomerAMG from libhypre-dev) and graphcomm's own two-sided kernels."""
+    trace = os.path.join(ROOT, "scripts", "trace")
+    n = args.record_ranks
+    programs = []
+    examples = "/usr/share/lammps/examples"
+    if shutil.which("lmp") and os.path.isdir(examples):
+        for ex in LAMMPS_EXAMPLES:
+            path = os.path.join(examples, ex if "/" in ex else f"{ex}/in.{ex}")
+            programs.append((f"lammps:{ex.split('/')[0]}", os.path.dirname(path),
+                             ["lmp", "-in", path, "-log", "none", "-screen", "none"]))
+    else:
+        print("bench: no lmp or LAMMPS examples (apt-get install lammps lammps-examples): "
+              "LAMMPS not traced", file=sys.stderr)
+    amg = os.path.join(tmp, "amg_laplacian")
+    src = os.path.join(ROOT, "bench", "workloads", "amg_laplacian.c")
+    proc = subprocess.run(["mpicc.openmpi", "-O2", "-I/usr/include/hypre", src, "-lHYPRE", "-lm",
+                           "-o", amg], capture_output=True, text=True)
+    if proc.returncode == 0:
+        programs.append(("amg", tmp, [amg, "16"]))
+    else:
+        print(f"bench: AMG driver not built (apt-get install libhypre-dev): {proc.stderr[-300:]}",
+              file=sys.stderr)
+    programs.append(("graphcomm:match-nsr", tmp, [args.graphcomm, "match", "-q", "--graph",
+                                                   "rmat:14", "--model", "nsr"]))
+    programs.append(("graphcomm:bfs-nsr", tmp, [args.graphcomm, "bfs", "-q", "--graph",
+                                                 "rmat:14", "--model", "nsr", "--roots", "4"]))
+    made = []
+    for name, cwd, cmd in programs:
+        out = os.path.join(tmp, "trace_" + name.replace(":", "_").replace("/", "_"))
+        print(f"bench: tracing {name} at {n} ranks", file=sys.stderr, flush=True)
+        proc = subprocess.run([trace, "--out", out, "-np", str(n)] + cmd, cwd=cwd,
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            print(f"bench: tracing {name} failed: {proc.stderr[-500:]}", file=sys.stderr)
+            continue
+        made.append((f"{name}/{n}", [out], None))
+    return made
+
+
+def replay(args, traces, out):
+    graphcomm(args.graphcomm, ["mq", "replay", "-q"] + traces +
+              ["--engine", args.engine, "--passes", str(args.passes), "--json", out])
+    with open(out) as f:
+        return json.load(f)
+
+
+def summarize(runs):
+    """Per engine: median and spread of ns/op over runs, and the run-independent figures."""
+    rows = []
+    for i, first in enumerate(runs[0]["engines"]):
+        times = [r["engines"][i]["ns_per_operation"] for r in runs]
+        rows.append({
+            "engine": first["engine"],
+            "ns_per_operation": times,
+            "median_ns": statistics.median(times),
+            "spread_ns": max(times) - min(times),
+            "prq_mean": first["prq"]["mean"],
+            "umq_mean": first["umq"]["mean"],
+            "prq_max": first["prq"]["max"],
+            "umq_max": first["umq"]["max"],
+            "partners": first["partners"],
+            "levels": first["levels"],
+            "extraction_percent": statistics.median(
+                r["engines"][i]["extraction"]["percent_of_time"] for r in runs),
+            "memory_max": first["memory_overhead_bytes"]["max"],
+            "check": "OK" if all(r["engines"][i]["check"] == "OK" for r in runs) else "FAIL",
+        })
+    reference = next((r["median_ns"] for r in rows if r["engine"] == "linked-list"), None)
+    for r in rows:
+        r["speedup"] = reference / r["median_ns"] if reference and r["median_ns"] > 0 else None
+    return rows
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--graphcomm", default=os.path.join(ROOT, "build", "src", "graphcomm"))
+    p.add_argument("--ranks", type=int, nargs="*", default=[64, 256, 1024],
+                   help="many-to-one: simulated ranks")
+    p.add_argument("--messages", type=int, default=4, help="steps of many-to-one and wildcard")
+    p.add_argument("--depths", type=int, nargs="*", default=[1024, 8192])
+    p.add_argument("--wildcard-ranks", type=int, default=256)
+    p.add_argument("--wildcard-fractions", type=float, nargs="*", default=[0.1, 0.5])
+    p.add_argument("--traces", nargs="*", default=[], help="real trace directories")
+    p.add_argument("--record", action="store_true",
+                   help="record real traces first: LAMMPS, AMG (hypre), graphcomm match/bfs")
+    p.add_argument("--record-ranks", type=int, default=8)
+    p.add_argument("--engine", default="all")
+    p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--passes", type=int, default=5, help="passes per replay (median)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "mq.json"))
+    args = p.parse_args()
+    if not os.path.exists(args.graphcomm):
+        sys.exit(f"bench: no graphcomm at {args.graphcomm} (run scripts/build)")
+
+    with tempfile.TemporaryDirectory(prefix="gc-bench-mq-") as tmp:
+        loads = workloads(args, tmp)
+        runs = {name: [] for name, _, _ in loads}
+        for rep in range(args.repeat):
+            for name, traces, _ in loads:
+                print(f"bench: repetition {rep + 1}/{args.repeat}: {name}", file=sys.stderr,
+                      flush=True)
+                runs[name].append(replay(args, traces, os.path.join(tmp, "r.json")))
+
+    print(f"{'workload':<22} {'engine':<15} {'ns/op':>9} {'spread':>8} {'speedup':>8} "
+          f"{'prq_mean':>9} {'umq_mean':>9} {'umq_max':>8} {'partners':>8} {'ext_%':>6} "
+          f"{'mem_B':>8}  check")
+    results = []
+    for name, traces, synth in loads:
+        rows = summarize(runs[name])
+        trace = runs[name][0]["trace"]
+        results.append({"workload": name, "synth": synth, "traces": traces if not synth else None,
+                        "trace": trace, "engines": rows, "runs": runs[name]})
+        for r in rows:
+            speedup = f"{r['speedup']:.2f}" if r["speedup"] else "-"
+            print(f"{name:<22} {r['engine']:<15} {r['median_ns']:>9.1f} {r['spread_ns']:>8.1f} "
+                  f"{speedup:>8} {r['prq_mean']:>9.2f} {r['umq_mean']:>9.2f} {r['umq_max']:>8} "
+                  f"{r['partners']:>8} {r['extraction_percent']:>6.2f} {r['memory_max']:>8}  "
+                  f"{r['check']}")
+        sys.stdout.flush()
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    with open(args.out + ".tmp", "w") as f:
+        json.dump({"repeat": args.repeat, "passes": args.passes, "workloads": results}, f,
+                  indent=1)
+    os.replace(args.out + ".tmp", args.out)
+    print(f"bench: wrote {args.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
