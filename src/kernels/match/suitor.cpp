@@ -1,0 +1,251 @@
+// Half-approximate weighted matching by the Suitor algorithm: Manne and
+// Halappanavar, "New Effective Multithreaded Matching Algorithms", IPDPS 2014
+// (Algorithm 1), distributed over the owner-computes exchange.
+//
+// Every vertex u proposes to its heaviest neighbour v (in the EdgeKey total
+// order of edge_order.hpp) whose current suitor is lighter, and becomes v's
+// suitor; the suitor it displaces proposes again. As in the paper, u only
+// looks above the edge of its own suitor s (if none is heavier and willing,
+// u proposes to s, which always takes it), and below the edge of its last
+// proposal (candidates only move down: a neighbour that refused u once has a
+// heavier suitor for good, suitor weights never decrease). At the end the
+// suitor relation is symmetric on the matched vertices: u and v are mates iff
+// each is the other's suitor. With a total order this is the locally dominant
+// matching, so the serial greedy one (the paper's Lemma 1 and Theorem 1), and
+// identical to what match.cpp computes.
+//
+// Distribution. The owner of v holds v's suitor. A proposal to a ghost is a
+// message, PROPOSE(u -> v); u's rank assumes it stands. v's owner accepts
+// (key above v's suitor's) or answers REJECT(v -> u); an accepted ghost
+// suitor that a heavier proposal displaces later is told DISPLACED(v -> u).
+// Either answer makes u propose again, below v. A rank knows nothing about a
+// ghost's suitor: it proposes to ghosts as if they were free, and their owner
+// decides; the paper's invariant (a vertex never proposes below its own
+// suitor, and a suitor's edge is never lighter than its target's suitor's
+// unless they are mutual) holds because a ghost is skipped only once it has
+// refused. u proposes to v at most once (its proposals strictly descend), so
+// per cut edge and direction a rank sends at most one PROPOSE and one answer
+// (REJECT, or DISPLACED after an acceptance): the matching neighbourhood's
+// capacity, two messages per cut edge and direction, holds for the whole run
+// and so for any phase.
+//
+// Termination, within the exchange's contract (a settled rank pushes nothing
+// more in the phase, whatever arrives): supersteps. In superstep k a rank
+// first finishes all its local work (proposals among owned vertices run to
+// completion without messages; to ghosts they are pushed), then a global sum
+// of what it pushed decides: zero everywhere means nothing is in flight and no
+// work is left, the matching is final. Otherwise the ranks run one exchange
+// phase, settled from the start (everything was pushed before it), keeping
+// what arrives; after done() they answer it (the answers and the proposals of
+// displaced vertices are the pushes of superstep k+1). At one rank there are
+// no ghosts: the local work is a serial Suitor and one trivial reduction,
+// with no exchange call at all.
+//
+// Speed at one rank: rows are never sorted (the scan for the heaviest willing
+// neighbour reads the row's weights in order and looks at the target's
+// suitor weight only for a weight above the best so far); flat arrays only;
+// the pair hash of the EdgeKey is computed only on equal weights.
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "kernels/match/edge_order.hpp"
+#include "kernels/match/match_run.hpp"
+
+namespace gc::match {
+
+namespace {
+
+enum Kind : std::uint64_t { PROPOSE = 1, REJECT = 2, DISPLACED = 3 };
+constexpr lid_t kNone = ~lid_t{0};
+constexpr weight_t kInfinity = std::numeric_limits<weight_t>::infinity();
+
+class DistributedSuitor {
+ public:
+  DistributedSuitor(const DistGraph& g, Exchange& exchange)
+      : g_(g),
+        ex_(exchange),
+        owned_(g.owned_count()),
+        first_(g.first_owned()),
+        offsets_(g.offsets().data()),
+        targets_(g.targets().data()),
+        weights_(g.edge_weights().data()) {
+    // Ghosts keep "no suitor" for good: their owner decides.
+    suitor_weight_.assign(owned_ + g.ghost_count(), -kInfinity);
+    suitor_.assign(owned_, kNone);
+    target_.assign(owned_, kNone);
+    target_weight_.assign(owned_, kInfinity);
+    standing_.assign(owned_, 0);
+  }
+
+  // Round 0: every owned vertex proposes (its displaced suitors in turn).
+  void propose_all() {
+    for (lid_t u = 0; u < owned_; ++u) propose(u);
+  }
+
+  // During a phase: keep what arrives, to answer once the phase is over.
+  void receive(int from_index, const Message& m) { inbox_.push_back({from_index, m}); }
+
+  // Between phases: answer what arrived; pushes what superstep k+1 sends.
+  void answer() {
+    for (const auto& [from_index, m] : inbox_) {
+      const lid_t ghost = ghost_local(g_, from_index, m.first);
+      const lid_t v = receiver_of(m) - first_;
+      if (v >= owned_) fail(fmt::format("internal: suitor message for vertex {}", receiver_of(m)));
+      if (kind_of(m) == PROPOSE)
+        consider(v, ghost);
+      else
+        refused(v, ghost);
+    }
+    inbox_.clear();
+  }
+
+  // Messages pushed since the last call.
+  std::uint64_t take_pushed() { return std::exchange(pushed_, 0); }
+
+  // u and v are mates iff u's proposal to v stands and v is u's suitor.
+  std::vector<vid_t> mates() const {
+    std::vector<vid_t> out(owned_, kUnmatched);
+    for (lid_t u = 0; u < owned_; ++u)
+      if (standing_[u] && suitor_[u] == target_[u]) out[u] = g_.global_id(target_[u]);
+    return out;
+  }
+
+ private:
+  // Equal weights: whether edge {a, x} precedes {b, x} in the EdgeKey order.
+  bool tie_precedes(lid_t x, lid_t a, lid_t b, weight_t w) const {
+    const vid_t gx = g_.global_id(x);
+    return EdgeKey::of(gx, g_.global_id(b), w) < EdgeKey::of(gx, g_.global_id(a), w);
+  }
+
+  // Whether edge {u, x} of weight w beats x's current suitor.
+  bool beats_suitor(lid_t x, lid_t u, weight_t w) const {
+    const weight_t wx = suitor_weight_[x];
+    return w > wx || (w == wx && tie_precedes(x, u, suitor_[x], w));
+  }
+
+  // u's next proposal: the heaviest neighbour x with
+  //   key(u, suitor(u)) < key(u, x) < key(u, last target)  and  x takes u,
+  // else u's own suitor (which always takes u), else nobody. A displaced
+  // suitor proposes in turn, until the chain ends or reaches a ghost.
+  void propose(lid_t u) {
+    while (u != kNone) {
+      lid_t best = suitor_[u];
+      weight_t best_w = suitor_weight_[u];
+      const lid_t bound = target_[u];
+      const weight_t bound_w = target_weight_[u];
+      for (eid_t e = offsets_[u], end = offsets_[u + 1]; e < end; ++e) {
+        const weight_t w = weights_[e];
+        if (w < best_w || w > bound_w) continue;
+        const lid_t x = targets_[e];
+        if (w == best_w && (best == kNone || !tie_precedes(u, x, best, w))) continue;
+        if (w == bound_w && bound != kNone && !tie_precedes(u, bound, x, w)) continue;
+        if (!beats_suitor(x, u, w)) continue;  // (a ghost always seems free)
+        best = x;
+        best_w = w;
+      }
+      if (best == kNone) return;  // u proposes to nobody (for now)
+      target_[u] = best;
+      target_weight_[u] = best_w;
+      standing_[u] = 1;
+      if (best >= owned_) {
+        push(best, u, PROPOSE);
+        return;
+      }
+      u = take(best, u, best_w);
+    }
+  }
+
+  // v's new suitor is u: the one it displaces, if any, must propose again.
+  // Returns that vertex if it is owned (the caller lets it propose), else
+  // tells its owner and returns kNone.
+  lid_t take(lid_t v, lid_t u, weight_t w) {
+    const lid_t displaced = suitor_[v];
+    suitor_[v] = u;
+    suitor_weight_[v] = w;
+    if (displaced == kNone) return kNone;
+    if (displaced >= owned_) {
+      push(displaced, v, DISPLACED);
+      return kNone;
+    }
+    standing_[displaced] = 0;
+    return displaced;
+  }
+
+  // PROPOSE(ghost -> v): accept (displacing v's suitor) or reject.
+  void consider(lid_t v, lid_t ghost) {
+    const weight_t w = edge_weight(v, ghost);
+    if (!beats_suitor(v, ghost, w)) {
+      push(ghost, v, REJECT);
+      return;
+    }
+    propose(take(v, ghost, w));
+  }
+
+  // REJECT or DISPLACED(ghost -> u): u's proposal to ghost no longer stands.
+  void refused(lid_t u, lid_t ghost) {
+    if (target_[u] != ghost || !standing_[u])
+      fail(fmt::format("internal: suitor answer from {} to {}, which does not propose to it",
+                       g_.global_id(ghost), g_.global_id(u)));
+    standing_[u] = 0;
+    propose(u);
+  }
+
+  // The weight of edge {v, x} (v owned): rows are sorted by global id when
+  // built here; a binary search, then a scan for rows read as they were.
+  weight_t edge_weight(lid_t v, lid_t x) const {
+    const vid_t gx = g_.global_id(x);
+    const lid_t* first = targets_ + offsets_[v];
+    const lid_t* last = targets_ + offsets_[v + 1];
+    const lid_t* it = std::lower_bound(
+        first, last, gx, [&](lid_t t, vid_t value) { return g_.global_id(t) < value; });
+    if (it == last || *it != x) it = std::find(first, last, x);
+    if (it == last)
+      fail(fmt::format("internal: no edge {}-{} for a proposal", g_.global_id(v), gx));
+    return weights_[it - targets_];
+  }
+
+  void push(lid_t ghost, lid_t from, Kind kind) {
+    ex_.push(owner_index(g_, ghost), edge_message(g_.global_id(from), g_.global_id(ghost), kind));
+    ++pushed_;
+  }
+
+  const DistGraph& g_;
+  Exchange& ex_;
+  const lid_t owned_;
+  const vid_t first_;
+  const eid_t* offsets_;
+  const lid_t* targets_;
+  const weight_t* weights_;
+  std::vector<weight_t> suitor_weight_;  // per owned vertex and ghost; -inf: none
+  std::vector<lid_t> suitor_;            // per owned vertex
+  std::vector<lid_t> target_;            // per owned vertex: its last proposal
+  std::vector<weight_t> target_weight_;  //   and that edge's weight (+inf: none yet)
+  std::vector<std::uint8_t> standing_;   //   and whether it stands
+  std::vector<std::pair<int, Message>> inbox_;
+  std::uint64_t pushed_ = 0;
+};
+
+}  // namespace
+
+MatchResult run_suitor(const Comm& comm, const DistGraph& g, MatchRun& run) {
+  DistributedSuitor kernel(g, run.exchange());
+  kernel.propose_all();
+  run.end_local_phase();  // round 0: every owned vertex proposed
+  std::uint64_t phases = 0;
+  while (true) {
+    const double t0 = MPI_Wtime();
+    const std::uint64_t in_flight = sum_over_ranks(comm, kernel.take_pushed());
+    run.add_comm(MPI_Wtime() - t0);
+    if (in_flight == 0) break;
+    ++phases;
+    run.run_phase([&](int from, const Message& m) { kernel.receive(from, m); },
+                  [] { return true; });
+    kernel.answer();
+  }
+  return run.finish(kernel.mates(), phases);
+}
+
+}  // namespace gc::match
