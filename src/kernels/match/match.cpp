@@ -32,6 +32,19 @@ namespace gc::match {
 namespace {
 
 enum Context : std::uint64_t { REQUEST = 1, INVALID = 2 };
+// A message names one edge: the sender's end (global id) in the first word,
+// the receiver's end (global id) in the second, whose top two bits hold the
+// context.
+constexpr int kContextShift = 62;
+Message edge_message(vid_t from, vid_t to, Context context) {
+  return Message{from, to | (std::uint64_t{context} << kContextShift)};
+}
+std::uint64_t context_of(const Message& m) {
+  return m.second >> kContextShift;
+}
+vid_t receiver_of(const Message& m) {
+  return m.second & ((std::uint64_t{1} << kContextShift) - 1);
+}
 constexpr lid_t kNone = ~lid_t{0};
 constexpr eid_t kScanDegree = 64;  // rows up to this degree are never sorted
 
@@ -62,7 +75,7 @@ class LocallyDominantMatching {
   void on_message(int from_index, const Message& m) {
     const lid_t gl = ghost_local(g_, from_index, m.first);
     const lid_t v = receiver_of(m) - g_.first_owned();
-    if (kind_of(m) == REQUEST) {
+    if (context_of(m) == REQUEST) {
       ghost_wants_[gl - owned_] = v;
       if (mate_[v] == kNone && cand_[v] == gl) match(v, gl);
     } else {

@@ -18,19 +18,6 @@ namespace gc::match {
 // algorithms send at most, in all (so also in any one phase).
 Neighborhood matching_neighborhood(const DistGraph& g);
 
-// A message between ranks names one edge: the sender's end (global id) in the
-// first word, the receiver's end (global id) in the second, whose top two
-// bits say what the message means (each algorithm has its own kinds, 1-3).
-inline constexpr int kKindShift = 62;
-inline Message edge_message(vid_t from, vid_t to, std::uint64_t kind) {
-  return Message{from, to | (kind << kKindShift)};
-}
-inline std::uint64_t kind_of(const Message& m) {
-  return m.second >> kKindShift;
-}
-inline vid_t receiver_of(const Message& m) {
-  return m.second & ((std::uint64_t{1} << kKindShift) - 1);
-}
 // The position of ghost l's owner in the neighbourhood.
 int owner_index(const DistGraph& g, lid_t ghost);
 // Local id of ghost `global`, sent by neighbour `index`: a search of that
