@@ -594,6 +594,39 @@ TEST(PartnerDynamic, ThresholdLevelsAndOrder) {
   EXPECT_EQ(engine->probe({0, kAnySource, kAnyTag}), kNoMatch);
 }
 
+// Until a queue passes t the engine is one PRQ and one UMQ for every
+// communicator, as linked-list is: the same elements traversed, search by
+// search. Past t, each communicator's elements go on in their order.
+TEST(PartnerDynamic, OneQueuePairUntilAQueuePassesT) {
+  RandomWorkload w;
+  w.ranks = 8;
+  w.tags = 3;
+  w.comms = 2;
+  w.events = 400;
+  w.any_source = 0.1;
+  w.any_tag = 0.1;
+  w.probes = 0.05;
+  w.post_bias = 0.5;
+  const auto events = random_events(w, 7);
+  const auto comms = communicators_of(w);
+  const ReplayResult reference = run("linked-list", {}, events, comms);
+  const std::uint64_t longest =
+      std::max(reference.counters.prq_length_max, reference.counters.umq_length_max);
+  ASSERT_GT(longest, 4u);  // the workload must take the queues past the small t below
+  const ReplayResult single =
+      run("partner-dynamic", dynamic(static_cast<int>(longest), 4), events, comms);
+  EXPECT_TRUE(same_as(reference, single));
+  EXPECT_EQ(single.counters.prq_traversed, reference.counters.prq_traversed);
+  EXPECT_EQ(single.counters.umq_traversed, reference.counters.umq_traversed);
+  EXPECT_EQ(single.counters.extractions, 0u);
+  // A small t: the move to per-communicator queues happens part way, and
+  // searches then skip the other communicator's elements.
+  const ReplayResult split = run("partner-dynamic", dynamic(4, 0), events, comms);
+  EXPECT_TRUE(same_as(reference, split));
+  EXPECT_LT(split.counters.prq_traversed + split.counters.umq_traversed,
+            reference.counters.prq_traversed + reference.counters.umq_traversed);
+}
+
 TEST(PartnerDynamic, PrqSideAgainstAnySourceReceives) {
   auto engine = make_engine("partner-dynamic", dynamic(4, 4));
   engine->add_communicator(0, 16);
