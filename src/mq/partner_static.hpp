@@ -15,6 +15,9 @@
 //                    queue that holds messages (a bit per partner says which),
 //                    the earliest-arrived accepting message wins.
 // Partners never change, so a source's elements are all in one queue per side.
+// A communicator without partners is one PRQ (its any-source receives in it,
+// in posting order) and one UMQ, searched once per operation as linked-list
+// does: the profile of a short-queue program often names no partner.
 // No cap here (partner-dynamic has one): every source above the edge point
 // is a partner, so memory follows the profile's partners, O(partners + sqrt N).
 // Counters: `partners` counts partner queues (two per partner: PRQ and UMQ).
@@ -93,6 +96,7 @@ class PartnerStaticEngine final : public Engine {
     if (id < options_.profile.size())
       partners = choose_partners(options_.profile[id], options_.metric, options_.alpha);
     c.partners = PerfectHash(partners, static_cast<std::uint32_t>(std::max(size, 0)));
+    c.single = partners.empty();
     c.prq.partner.assign(partners.size(), Queue{});
     c.umq.partner.assign(partners.size(), Queue{});
     c.umq_occupied.resize(partners.size());
@@ -104,6 +108,10 @@ class PartnerStaticEngine final : public Engine {
   Id arrive(const Envelope& message, Id id) override {
     Comm& c = comm(message.comm);
     const PrqSearch search{message};
+    if (c.single) [[likely]]
+      return single_search(c.prq.non_partner, c.umq.non_partner, search, {message, id, order_},
+                           c_.prq_searches, c_.prq_traversed, c_.prq_max, prq_length_, umq_length_,
+                           c_.umq_length_max);
     const std::int32_t p = c.partners.lookup(static_cast<std::uint32_t>(message.source));
     std::uint64_t traversed = 0;
     Hit best;
@@ -133,6 +141,10 @@ class PartnerStaticEngine final : public Engine {
 
   Id post(const Envelope& receive, Id id) override {
     Comm& c = comm(receive.comm);
+    if (c.single) [[likely]]
+      return single_search(c.umq.non_partner, c.prq.non_partner, UmqSearch{receive},
+                           {receive, id, order_}, c_.umq_searches, c_.umq_traversed, c_.umq_max,
+                           umq_length_, prq_length_, c_.prq_length_max);
     const Hit found = search_umq(c, receive);
     if (found) {
       const Id matched = id_of(found);
@@ -177,6 +189,10 @@ class PartnerStaticEngine final : public Engine {
     Side prq, umq;
     OccupiedQueues umq_occupied;  // the partner UMQ queues that hold messages
     Other any_source;             // posted receives with MPI_ANY_SOURCE
+    // No partners: one PRQ and one UMQ, the any-source receives in the
+    // non-partner PRQ in posting order (linked-list's hot path: a single
+    // search per arrival, where the earliest accepting receive is the first).
+    bool single = false;
     bool added = false;
   };
   // The earliest accepting element found so far and the queue holding it.
@@ -223,6 +239,30 @@ class PartnerStaticEngine final : public Engine {
       queues_.erase(*hit.other, hit.at);
       note_memory();
     }
+  }
+
+  // A communicator without partners: one search of one queue (`searched`);
+  // no match appends `e` to the other side's queue (`appended`).
+  template <class Search>
+  Id single_search(Other& searched, Other& appended, const Search& search, QueueElement e,
+                   std::uint64_t& searches, std::uint64_t& total, std::uint64_t& max,
+                   std::uint64_t& searched_length, std::uint64_t& appended_length,
+                   std::uint64_t& appended_length_max) {
+    std::uint64_t traversed = 0;
+    const Found f = queues_.find(searched, search, kNoBound, traversed);
+    count_search(searches, total, max, traversed);
+    if (f) {
+      const Id matched = queues_.id(searched, f);
+      queues_.erase(searched, f);
+      note_memory();
+      --searched_length;
+      return matched;
+    }
+    ++order_;
+    queues_.push_back(appended, e);
+    note_memory();
+    appended_length_max = std::max(appended_length_max, ++appended_length);
+    return kNoMatch;
   }
 
   // The earliest-arrived message that `receive` accepts, counted as one UMQ search.

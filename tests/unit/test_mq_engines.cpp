@@ -48,6 +48,22 @@ bool cpu_has(const std::string& level) {
   return level == "scalar";
 }
 
+// The vector layouts this CPU runs (SIMD level x node width), as options
+// and a label for failure messages.
+std::vector<std::pair<EngineOptions, std::string>> vector_layouts() {
+  std::vector<std::pair<EngineOptions, std::string>> out;
+  for (const char* level : {"avx512", "avx2", "scalar"}) {
+    if (!cpu_has(level)) continue;
+    for (int width : {8, 16}) {
+      EngineOptions o;
+      o.vector_width = width;
+      o.simd = level;
+      out.emplace_back(o, fmt::format("{} width {}", level, width));
+    }
+  }
+  return out;
+}
+
 // A profile for partner-vectors: on communicator 0 the odd sources below
 // 16 are partners, on communicator 1 the even ones (counts 1 and 2, average
 // 1.5); every other source is a non-partner.
@@ -366,21 +382,15 @@ TEST(Traversal, VectorsCountEveryOccupiedSlotOfAScannedNode) {
   for (int t = 0; t < 20; ++t) events.push_back(arrive(0, t));
   events.push_back(post(0, 2));
   events.push_back(post(0, 19));
-  for (const char* level : {"avx512", "avx2", "scalar"}) {
-    if (!cpu_has(level)) continue;
-    for (int width : {8, 16}) {
-      EngineOptions o;
-      o.vector_width = width;
-      o.simd = level;
-      EXPECT_EQ(umq_traversed("vectors", events, 1, o), width == 8 ? 8u + 19u : 16u + 19u)
-          << level << " width " << width;
-    }
-  }
+  for (const auto& [o, layout] : vector_layouts())
+    EXPECT_EQ(umq_traversed("vectors", events, 1, o),
+              static_cast<std::uint64_t>(o.vector_width) + 19u)
+        << layout;
   EXPECT_EQ(umq_traversed("linked-list", events, 1), 3u + 19u);
 }
 
 TEST(Traversal, PartnerVectorsBoundTheAnySourceScanByTheBestHit) {
-  // No partners. Receives from source 1 with tags 0..19 wait in the
+  // Source 3 is the only partner. Receives from source 1 with tags 0..19 wait in the
   // non-partner PRQ, then one with MPI_ANY_SOURCE and tag 19 in the
   // any-source PRQ. A message (1, 19) takes receive 19 after comparing all
   // 20 slots; the any-source PRQ's first receive is later than that: not
@@ -397,22 +407,42 @@ TEST(Traversal, PartnerVectorsBoundTheAnySourceScanByTheBestHit) {
   std::vector<Event> earlier{post(kAnySource, 5)};
   for (int t = 0; t < 20; ++t) earlier.push_back(post(1, t));
   earlier.push_back(arrive(1, 5));
-  for (const char* level : {"avx512", "avx2", "scalar"}) {
-    if (!cpu_has(level)) continue;
-    for (int width : {8, 16}) {
-      EngineOptions o;
-      o.vector_width = width;
-      o.simd = level;
-      auto e = make_engine("partner-vectors", o);
-      const auto r = replay(events, {{0, 4}}, *e);
-      EXPECT_EQ(r.matches, (std::vector<Match>{{19, 0}, {20, 1}})) << level << " width " << width;
-      EXPECT_EQ(r.counters.prq_traversed, 20u + 20u) << level << " width " << width;
-      auto f = make_engine("partner-vectors", o);
-      const auto s = replay(earlier, {{0, 4}}, *f);
-      EXPECT_EQ(s.matches, (std::vector<Match>{{0, 0}})) << level << " width " << width;
-      EXPECT_EQ(s.counters.prq_traversed, static_cast<std::uint64_t>(width) + 1)
-          << level << " width " << width;
-    }
+  for (auto [o, layout] : vector_layouts()) {
+    o.profile = {{1, 1, 1, 100}};
+    auto e = make_engine("partner-vectors", o);
+    const auto r = replay(events, {{0, 4}}, *e);
+    EXPECT_EQ(r.matches, (std::vector<Match>{{19, 0}, {20, 1}})) << layout;
+    EXPECT_EQ(r.counters.prq_traversed, 20u + 20u) << layout;
+    auto f = make_engine("partner-vectors", o);
+    const auto s = replay(earlier, {{0, 4}}, *f);
+    EXPECT_EQ(s.matches, (std::vector<Match>{{0, 0}})) << layout;
+    EXPECT_EQ(s.counters.prq_traversed, static_cast<std::uint64_t>(o.vector_width) + 1) << layout;
+  }
+}
+
+TEST(Traversal, WithoutPartnersTheStaticEnginesSearchAsOneQueuePair) {
+  // A communicator without partners is one PRQ (any-source receives in it,
+  // in posting order) and one UMQ: partner-static compares what linked-list
+  // compares, partner-vectors what vectors does, search by search.
+  std::vector<Event> events;
+  for (int t = 0; t < 20; ++t) events.push_back(post(t % 3 == 0 ? kAnySource : 1, t));
+  for (int t = 19; t >= 0; --t) events.push_back(arrive(1 + t % 2, t));
+  for (int t = 0; t < 30; ++t) events.push_back(arrive(2, t % 7));
+  for (int t = 0; t < 30; ++t) events.push_back(post(t % 4 == 0 ? kAnySource : 2, t % 7));
+  for (const auto& [engine, reference] :
+       {std::pair{"partner-static", "linked-list"}, std::pair{"partner-vectors", "vectors"}}) {
+    EngineOptions o;
+    o.profile = {{5, 5, 5, 5}};  // nobody above the average
+    auto e = make_engine(engine, o);
+    auto f = make_engine(reference, o);
+    const auto r = replay(events, {{0, 4}}, *e);
+    const auto s = replay(events, {{0, 4}}, *f);
+    EXPECT_EQ(r.matches, s.matches) << engine;
+    EXPECT_EQ(r.counters.prq_traversed, s.counters.prq_traversed) << engine;
+    EXPECT_EQ(r.counters.umq_traversed, s.counters.umq_traversed) << engine;
+    EXPECT_EQ(r.counters.prq_searches, s.counters.prq_searches) << engine;
+    EXPECT_GT(r.counters.prq_traversed, 0u) << engine;
+    EXPECT_GT(r.counters.umq_traversed, 0u) << engine;
   }
 }
 
