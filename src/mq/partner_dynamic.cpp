@@ -106,12 +106,11 @@ class PartnerDynamic final : public Engine {
       if (n != Queue::kNone) {
         const Id matched = pool_[n].element.id;
         prq0_.erase(pool_, n);
-        --prq_length_;
         return matched;
       }
       if (umq0_.size() < threshold_) {
         umq0_.push_back(pool_, {message, id, order_++});
-        c_.umq_length_max = std::max(c_.umq_length_max, ++umq_length_);
+        c_.umq_length_max = std::max(c_.umq_length_max, umq0_.size());
         return kNoMatch;
       }
       leave_single_queue();
@@ -146,12 +145,11 @@ class PartnerDynamic final : public Engine {
       if (n != Queue::kNone) {
         const Id matched = pool_[n].element.id;
         umq0_.erase(pool_, n);
-        --umq_length_;
         return matched;
       }
       if (prq0_.size() < threshold_) {
         prq0_.push_back(pool_, {receive, id, order_++});
-        c_.prq_length_max = std::max(c_.prq_length_max, ++prq_length_);
+        c_.prq_length_max = std::max(c_.prq_length_max, prq0_.size());
         return kNoMatch;
       }
       leave_single_queue();
@@ -237,6 +235,8 @@ class PartnerDynamic final : public Engine {
   // MPI_ANY_SOURCE counted there as wildcards, as append() does).
   [[gnu::noinline]] void leave_single_queue() {
     single_ = false;
+    prq_length_ = prq0_.size();  // not kept in the one queue pair: its sizes
+    umq_length_ = umq0_.size();
     for (const bool prq : {true, false}) {
       Queue& from = prq ? prq0_ : umq0_;
       while (!from.empty()) {
@@ -482,7 +482,7 @@ class PartnerDynamic final : public Engine {
   std::vector<Comm> comms_;     // by communicator id
   std::size_t comm_slots_ = 0;  // comms_.size(), without a division on every operation
   std::uint64_t order_ = 0;
-  std::uint64_t prq_length_ = 0, umq_length_ = 0;
+  std::uint64_t prq_length_ = 0, umq_length_ = 0;  // after the single-queue start
   std::uint64_t memory_peak_ = 0;
   // Extraction scratch, reused.
   std::vector<std::pair<std::uint64_t, std::int32_t>> slots_;  // (count, source), source -1: free
