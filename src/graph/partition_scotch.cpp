@@ -92,6 +92,11 @@ std::vector<int> partition_scotch(const Comm& comm, const DistGraph& g, Balance 
     scotch_message.clear();
     check(SCOTCH_contextInit(&s.context), "SCOTCH_contextInit");
     s.context_ok = true;
+    // One thread: Debian's PT-Scotch is built with SCOTCH_PTHREAD_MPI, whose
+    // threads (the fold-dup halves of the recursive bipartitioning) make MPI
+    // calls at once, which needs MPI_THREAD_MULTIPLE; we initialize MPI for
+    // one thread, and with more threads dgraphPart deadlocked at 4 ranks.
+    check(SCOTCH_contextThreadSpawn(&s.context, 1, nullptr), "SCOTCH_contextThreadSpawn");
     check(SCOTCH_contextOptionSetNum(&s.context, SCOTCH_OPTIONNUMDETERMINISTIC, 1),
           "SCOTCH_contextOptionSetNum");
     check(SCOTCH_contextOptionSetNum(&s.context, SCOTCH_OPTIONNUMRANDOMFIXEDSEED, 1),
