@@ -144,6 +144,19 @@ def summarize(runs):
     return rows
 
 
+def print_queue_lengths(results):
+    """The workload's queue lengths (the layer's view, the same for every engine)."""
+    print("\nqueue length at each search, all ranks (median, p90: nearest rank)")
+    print(f"{'workload':<22} {'prq_srch':>9} {'median':>7} {'p90':>7} {'max':>7} {'mean':>9} "
+          f"{'umq_srch':>9} {'median':>7} {'p90':>7} {'max':>7} {'mean':>9}")
+    for w in results:
+        q = w["runs"][0]["queue_lengths"]["all"]
+        cells = "".join(f" {q[k]['searches']:>9} {q[k]['median']:>7} {q[k]['p90']:>7} "
+                        f"{q[k]['max']:>7} {q[k]['mean']:>9.2f}" for k in ("prq", "umq"))
+        print(f"{w['workload']:<22}{cells}")
+        w["queue_lengths"] = q
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -192,6 +205,7 @@ def main():
                   f"{r['partners']:>8} {r['extraction_percent']:>6.2f} {r['memory_max']:>8}  "
                   f"{r['check']}")
         sys.stdout.flush()
+    print_queue_lengths(results)
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out + ".tmp", "w") as f:
         json.dump({"repeat": args.repeat, "passes": args.passes, "workloads": results}, f,

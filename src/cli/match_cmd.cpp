@@ -1,4 +1,5 @@
-// graphcomm match: half-approximate weighted matching over every exchange model.
+// graphcomm match: half-approximate weighted matching (locally dominant or
+// Suitor) over every exchange model.
 #include <algorithm>
 #include <cstdio>
 
@@ -17,12 +18,13 @@ namespace {
 struct MatchOptions {
   GraphOptions graph;
   std::string model = "all";
+  std::string algorithm = "ld";
   bool check = false, profile = false;
   std::string json, comm_matrix, mates;
 };
 
 struct ModelRun {
-  std::string model;
+  std::string algorithm, model;
   match::MatchResult result;
   std::uint64_t messages_sum = 0, messages_max = 0, bytes_sum = 0, bytes_max = 0;
   double rss_max = 0, rss_mean = 0;
@@ -31,12 +33,14 @@ struct ModelRun {
   nlohmann::json matrix;
 };
 
-ModelRun run_model(const Comm& comm, const DistGraph& g, const std::string& model, bool check) {
+ModelRun run_model(const Comm& comm, const DistGraph& g, const std::string& algorithm,
+                   const std::string& model, bool check) {
   ModelRun run;
+  run.algorithm = algorithm;
   run.model = model;
-  Progress::say(comm, "matching with {}", model);
+  Progress::say(comm, "matching with {} over {}", algorithm, model);
   run.rss_reset = max_over_ranks(comm, reset_peak_rss() ? 0 : 1) == 0;
-  run.result = match::match(comm, g, model);
+  run.result = match::match(comm, g, model, algorithm);
   const std::uint64_t messages = run.result.counters.messages(),
                       bytes = run.result.counters.bytes();
   run.messages_sum = sum_over_ranks(comm, messages);
@@ -48,7 +52,8 @@ ModelRun run_model(const Comm& comm, const DistGraph& g, const std::string& mode
   run.rss_mean = sum_over_ranks(comm, rss) / comm.size();
   run.matrix = gather_comm_matrix(comm, run.result.counters);
   if (check) {
-    Progress::say(comm, "checking the {} matching against the serial greedy matching", model);
+    Progress::say(comm, "checking the {} matching over {} against the serial greedy matching",
+                  algorithm, model);
     run.check = match::check_matching(comm, g, run.result.mate).message;
   }
   return run;
@@ -64,23 +69,26 @@ void print_table(const Comm& comm, const LoadedGraph& loaded, const std::vector<
       g.global_vertex_count(), g.global_edge_count(), loaded.seconds, ordering_note(loaded),
       loaded.description.value("process_edges", 0), loaded.description.value("process_dmax", 0));
   out += fmt::format(
-      "{:<11} {:>9} {:>9} {:>9} {:>9} {:>16} {:>10} {:>7} {:>11} {:>10} {:>10} {:>9} {:>9}  {}\n",
-      "model", "time_s", "setup_s", "comm_s", "compute_s", "weight", "card", "rounds", "msgs_sum",
-      "msgs_max", "MiB_sum", "buf_MiB", "rss_MiB", "check");
+      "{:<6} {:<12} {:>9} {:>9} {:>9} {:>9} {:>16} {:>10} {:>7} {:>6} {:>11} {:>10} {:>10} {:>9} "
+      "{:>9}  {}\n",
+      "algo", "model", "time_s", "setup_s", "comm_s", "compute_s", "weight", "card", "rounds",
+      "phases", "msgs_sum", "msgs_max", "MiB_sum", "buf_MiB", "rss_MiB", "check");
   for (const ModelRun& r : runs)
     out += fmt::format(
-        "{:<11} {:>9.4f} {:>9.4f} {:>9.4f} {:>9.4f} {:>16.6f} {:>10} {:>7} {:>11} {:>10} "
-        "{:>10.2f} {:>9.1f} {:>9.1f}  {}\n",
-        r.model, r.result.seconds, r.result.setup_seconds, r.result.comm_seconds,
+        "{:<6} {:<12} {:>9.4f} {:>9.4f} {:>9.4f} {:>9.4f} {:>16.6f} {:>10} {:>7} {:>6} {:>11} "
+        "{:>10} {:>10.2f} {:>9.1f} {:>9.1f}  {}\n",
+        r.algorithm, r.model, r.result.seconds, r.result.setup_seconds, r.result.comm_seconds,
         r.result.compute_seconds, r.result.weight, r.result.cardinality, r.result.rounds,
-        r.messages_sum, r.messages_max, static_cast<double>(r.bytes_sum) / (1 << 20),
+        r.result.phases, r.messages_sum, r.messages_max,
+        static_cast<double>(r.bytes_sum) / (1 << 20),
         static_cast<double>(r.result.buffer_bytes) / (1 << 20), r.rss_max / (1 << 20), r.check);
   std::fputs(out.c_str(), stdout);
   std::fflush(stdout);
 }
 
 nlohmann::json run_json(const ModelRun& r) {
-  return {{"model", r.model},
+  return {{"algorithm", r.algorithm},
+          {"model", r.model},
           {"seconds", r.result.seconds},
           {"setup_seconds", r.result.setup_seconds},
           {"comm_seconds", r.result.comm_seconds},
@@ -88,6 +96,7 @@ nlohmann::json run_json(const ModelRun& r) {
           {"weight", r.result.weight},
           {"cardinality", r.result.cardinality},
           {"rounds", r.result.rounds},
+          {"phases", r.result.phases},
           {"messages", {{"sum", r.messages_sum}, {"max", r.messages_max}}},
           {"bytes", {{"sum", r.bytes_sum}, {"max", r.bytes_max}}},
           {"buffer_bytes_max", r.result.buffer_bytes},
@@ -102,9 +111,10 @@ void print_profiles(const Comm& comm, const std::vector<ModelRun>& runs) {
   if (comm.rank() != 0) return;
   std::string out;
   for (const ModelRun& r : runs) {
-    out += fmt::format(
-        "\n{}: where the time goes (round 0 = FINDMATE of every owned vertex; max over ranks)\n",
-        r.model);
+    out += fmt::format("\n{} over {}: where the time goes (round 0 = {}; max over ranks)\n",
+                       r.algorithm, r.model,
+                       r.algorithm == "ld" ? "FINDMATE of every owned vertex"
+                                           : "local Suitor of every owned vertex");
     out +=
         fmt::format("{:>15} {:>11} {:>10} {:>11}\n", "rounds", "messages", "comm_s", "compute_s");
     for (const auto& b : r.result.profile["buckets"])
@@ -141,6 +151,17 @@ void write_mates(const Comm& comm, const DistGraph& g, const std::vector<vid_t>&
   });
 }
 
+CLI::Validator algorithm_validator() {
+  return CLI::Validator(
+      [](const std::string& name) -> std::string {
+        const auto& names = match::matching_algorithms();
+        if (name == "all" || std::find(names.begin(), names.end(), name) != names.end()) return {};
+        return fmt::format("unknown matching algorithm '{}' ({} or all)", name,
+                           fmt::join(names, ", "));
+      },
+      "ALGORITHM");
+}
+
 void run_match(const Comm& comm, const Invocation& inv, const MatchOptions& mo) {
   LoadedGraph loaded = load_graph(comm, mo.graph.spec, mo.graph.load_options());
   const GhostRelation& rel = loaded.graph.ghost_relation();
@@ -150,16 +171,20 @@ void run_match(const Comm& comm, const Invocation& inv, const MatchOptions& mo) 
 
   std::vector<std::string> models =
       mo.model == "all" ? exchange_models() : std::vector<std::string>{mo.model};
+  std::vector<std::string> algorithms =
+      mo.algorithm == "all" ? match::matching_algorithms() : std::vector<std::string>{mo.algorithm};
   std::vector<ModelRun> runs;
-  for (const std::string& model : models)
-    runs.push_back(run_model(comm, loaded.graph, model, mo.check));
+  for (const std::string& algorithm : algorithms)
+    for (const std::string& model : models)
+      runs.push_back(run_model(comm, loaded.graph, algorithm, model, mo.check));
   print_table(comm, loaded, runs);
   if (mo.profile) print_profiles(comm, runs);
 
   if (!mo.mates.empty()) write_mates(comm, loaded.graph, runs.front().result.mate, mo.mates);
   if (!mo.comm_matrix.empty()) {
     nlohmann::json matrices;
-    for (const ModelRun& r : runs) matrices[r.model] = r.matrix;
+    for (const ModelRun& r : runs)
+      matrices[algorithms.size() > 1 ? r.algorithm + "/" + r.model : r.model] = r.matrix;
     write_json_on_root(
         comm, mo.comm_matrix,
         {{"schema_version", kJsonSchemaVersion}, {"ranks", comm.size()}, {"models", matrices}});
@@ -186,12 +211,17 @@ void add_match_command(CLI::App& app, Runner& run) {
   CLI::App* cmd = app.add_subcommand(
       "match",
       "Half-approximate weighted matching over every communication model (Ghosh et al., IPDPS "
-      "2019)");
+      "2019), locally dominant or Suitor (Manne, Halappanavar, IPDPS 2014)");
   cmd->fallthrough();
   add_graph_options(*cmd, mo.graph);
   static const std::string model_help =
       fmt::format("Communication model: {} or all", fmt::join(exchange_models(), ", "));
   cmd->add_option("--model", mo.model, model_help)->check(model_validator())->capture_default_str();
+  cmd->add_option("--algorithm", mo.algorithm,
+                  "Algorithm: ld (locally dominant), suitor or all; every one gives the serial "
+                  "greedy matching")
+      ->check(algorithm_validator())
+      ->capture_default_str();
   cmd->add_flag("--check", mo.check,
                 "Verify validity, maximality and identity with the serial greedy matching");
   cmd->add_flag("--profile", mo.profile,
@@ -201,7 +231,7 @@ void add_match_command(CLI::App& app, Runner& run) {
                   "Write messages and bytes sent between every pair of ranks, per model (JSON)");
   cmd->add_option("--mates", mo.mates,
                   "Write the matching: one 'u v' line per matched edge, 0-based (1-based "
-                  "files: their ids minus one); with --model all, nsr's (all models agree)");
+                  "files: their ids minus one); with several runs, the first's (all agree)");
   cmd->callback(
       [&run] { run = [](const Comm& comm, const Invocation& inv) { run_match(comm, inv, mo); }; });
 }

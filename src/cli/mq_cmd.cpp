@@ -50,7 +50,7 @@ struct RankRun {
   std::vector<mq::Match> matches;  // the reference's, by receive
   mq::QueueLengths lengths;
   mq::Profile counted;         // queue elements per (comm, source) in the reference replay
-  mq::Profile static_profile;  // what partner-static uses: `counted` or --profile's
+  mq::Profile static_profile;  // what partner-static/-vectors use: `counted` or --profile's
 };
 
 // One engine's passes over every rank.
@@ -154,7 +154,7 @@ void run_pass(std::vector<EngineRun>& engines, const std::vector<RankRun>& ranks
     const mq::RankWorkload& w = *ranks[i].workload;
     for (EngineRun& e : engines) {
       mq::EngineOptions options = base;
-      if (e.name == "partner-static") options.profile = ranks[i].static_profile;
+      if (mq::takes_profile(e.name)) options.profile = ranks[i].static_profile;
       auto engine = mq::make_engine(e.name, options);
       mq::ReplayResult r = mq::replay(w.events, w.comms, *engine);
       if (check) {
@@ -573,8 +573,8 @@ void add_mq_command(CLI::App& app, Runner& run) {
       ->check(CLI::IsMember({"average", "median", "fence"}))
       ->capture_default_str();
   replay->add_option("--profile", ro.profile,
-                     "partner-static: profile from `mq profile` ({rank} in the name: one file "
-                     "per rank; default: from this trace)");
+                     "partner-static, partner-vectors: profile from `mq profile` ({rank} in the "
+                     "name: one file per rank; default: from this trace)");
   replay->add_option("--matches", ro.matches,
                      "Write 'rank receive_index source sequence' per matched receive");
   replay->add_option("--passes", ro.passes, "Timed passes per engine (default: 5, fewer if long)")

@@ -23,6 +23,13 @@ class RoundProfile {
   void record(double comm_seconds, double compute_seconds, std::uint64_t messages) {
     rounds_.push_back({comm_seconds, compute_seconds, messages});
   }
+  // Time and messages after the last round (a kernel's closing step) belong to it.
+  void add_to_last(double comm_seconds, double compute_seconds, std::uint64_t messages) {
+    if (rounds_.empty()) return record(comm_seconds, compute_seconds, messages);
+    rounds_.back().comm += comm_seconds;
+    rounds_.back().compute += compute_seconds;
+    rounds_.back().messages += messages;
+  }
   std::size_t rounds() const { return rounds_.size(); }
 
   // Collective. {"rounds", "buckets": [{"first_round", "last_round",

@@ -1,6 +1,7 @@
 #include "core/memory.hpp"
 
 #include <malloc.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -78,6 +79,18 @@ void refuse_if_too_big(const Comm& comm, double bytes_per_rank, const std::strin
         "available; use a smaller size or more nodes",
         what, format_bytes(bytes_per_rank), format_bytes(on_node), format_bytes(available)));
   }
+}
+
+void advise_huge_pages(const void* data, std::size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  constexpr std::uintptr_t kHuge = std::uintptr_t{1} << 21;
+  const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
+  const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(kHuge - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)data;
+  (void)bytes;
+#endif
 }
 
 }  // namespace gc

@@ -49,16 +49,16 @@ struct Counters {
 
 struct EngineOptions {
   int bins = 256;             // bins, hash: number of bins
-  int vector_width = 16;      // vectors: elements per node (16 or 8)
-  std::string simd = "auto";  // vectors: auto|avx512|avx2|scalar
+  int vector_width = 16;      // vectors, partner-vectors: elements per node (16 or 8)
+  std::string simd = "auto";  // vectors, partner-vectors: auto|avx512|avx2|scalar
   // Partner engines: the edge point's metric ("average", "median" or
   // "fence": Q3 + alpha (Q3 - Q1)) over queue elements per source.
   std::string metric = "average";
   double alpha = 1.5;
   int threshold = 64;       // partner-dynamic: t, non-partner queue length that triggers extraction
   double cap_factor = 1.0;  // partner-dynamic: at most cap_factor * sqrt(N) partner queues
-  // partner-static: queue elements per (communicator, source) from a
-  // previous run (see profile.hpp); empty: no partners.
+  // partner-static, partner-vectors: queue elements per (communicator,
+  // source) from a previous run (see profile.hpp); empty: no partners.
   std::vector<std::vector<std::uint64_t>> profile;
 };
 
@@ -83,6 +83,8 @@ class Engine {
 
 // Engine names, in the order reports list them.
 const std::vector<std::string>& engine_names();
+// Does the engine choose partners from EngineOptions::profile?
+bool takes_profile(std::string_view name);
 // Throws gc::Error naming the engines for an unknown name.
 std::unique_ptr<Engine> make_engine(std::string_view name, const EngineOptions& options = {});
 

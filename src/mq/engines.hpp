@@ -19,5 +19,8 @@ std::unique_ptr<Engine> make_vectors(const EngineOptions& options);
 std::string vectors_simd_level(const EngineOptions& options);
 std::unique_ptr<Engine> make_partner_static(const EngineOptions& options);
 std::unique_ptr<Engine> make_partner_dynamic(const EngineOptions& options);
+// partner-static's partners with SIMD vector non-partner queues (options'
+// vector_width and simd as for make_vectors).
+std::unique_ptr<Engine> make_partner_vectors(const EngineOptions& options);
 
 }  // namespace gc::mq

@@ -31,6 +31,20 @@
 // A drained level other than the newest can never fill again: it is
 // dropped, so searches skip it.
 //
+// Until some queue would outgrow t, no extraction can happen anywhere, and
+// the engine is one PRQ and one UMQ for all communicators: linked-list, with
+// the same code on the hot path (an MPI library's queue mixes communicators
+// too; matching on the communicator is part of accepts()). Short-queue
+// programs stay there for good, at linked-list's cost. The first append
+// that takes the PRQ or the UMQ past t (wildcards counted: leaving early
+// costs nothing but the fast path) moves every element, in order, to its
+// communicator's level-0 queue, and the engine goes on per communicator as
+// above: no side of any communicator can have been past t before (each
+// holds at most all of the one queue), so extractions happen exactly where
+// they would have. (An event on a
+// communicator never added is refused when its element moves, or at once
+// after the move: the one queue has no per-communicator state to check.)
+//
 // An extraction counts the elements per source of the newest level in a
 // hash table of twice its length (linear time; most extractions on short
 // queues find every count equal, so no partner, and stop there). One that
@@ -84,6 +98,28 @@ class PartnerDynamic final : public Engine {
   }
 
   Id arrive(const Envelope& message, Id id) override {
+    if (single_) [[likely]] {
+      std::uint64_t traversed = 0;
+      const auto n = prq0_.find(
+          pool_, [&](const QueueElement& r) { return accepts(r.envelope, message); }, traversed);
+      count_search(c_.prq_searches, c_.prq_traversed, c_.prq_max, traversed);
+      if (n != Queue::kNone) {
+        const Id matched = pool_[n].element.id;
+        prq0_.erase(pool_, n);
+        --prq_length_;
+        return matched;
+      }
+      if (umq0_.size() < threshold_) {
+        umq0_.push_back(pool_, {message, id, order_++});
+        c_.umq_length_max = std::max(c_.umq_length_max, ++umq_length_);
+        return kNoMatch;
+      }
+      leave_single_queue();
+      Comm& c = comm(message.comm);
+      append(c, c.umq, {message, id, order_++});
+      c_.umq_length_max = std::max(c_.umq_length_max, ++umq_length_);
+      return kNoMatch;
+    }
     Comm& c = comm(message.comm);
     const auto accept = [&](const QueueElement& r) { return accepts(r.envelope, message); };
     std::uint64_t traversed = 0;
@@ -102,6 +138,28 @@ class PartnerDynamic final : public Engine {
   }
 
   Id post(const Envelope& receive, Id id) override {
+    if (single_) [[likely]] {
+      std::uint64_t traversed = 0;
+      const auto n = umq0_.find(
+          pool_, [&](const QueueElement& m) { return accepts(receive, m.envelope); }, traversed);
+      count_search(c_.umq_searches, c_.umq_traversed, c_.umq_max, traversed);
+      if (n != Queue::kNone) {
+        const Id matched = pool_[n].element.id;
+        umq0_.erase(pool_, n);
+        --umq_length_;
+        return matched;
+      }
+      if (prq0_.size() < threshold_) {
+        prq0_.push_back(pool_, {receive, id, order_++});
+        c_.prq_length_max = std::max(c_.prq_length_max, ++prq_length_);
+        return kNoMatch;
+      }
+      leave_single_queue();
+      Comm& c = comm(receive.comm);
+      append(c, c.prq, {receive, id, order_++});
+      c_.prq_length_max = std::max(c_.prq_length_max, ++prq_length_);
+      return kNoMatch;
+    }
     Comm& c = comm(receive.comm);
     const Hit found = search_umq(c, receive);
     if (found) {
@@ -116,6 +174,13 @@ class PartnerDynamic final : public Engine {
   }
 
   Id probe(const Envelope& receive) override {
+    if (single_) [[likely]] {
+      std::uint64_t traversed = 0;
+      const auto n = umq0_.find(
+          pool_, [&](const QueueElement& m) { return accepts(receive, m.envelope); }, traversed);
+      count_search(c_.umq_searches, c_.umq_traversed, c_.umq_max, traversed);
+      return n == Queue::kNone ? kNoMatch : pool_[n].element.id;
+    }
     const Hit found = search_umq(comm(receive.comm), receive);
     return found ? pool_[found.node].element.id : kNoMatch;
   }
@@ -165,6 +230,25 @@ class PartnerDynamic final : public Engine {
     if (id >= comm_slots_ || !comms_[id].added) [[unlikely]]
       fail("partner-dynamic: event on a communicator never added");
     return comms_[id];
+  }
+
+  // From the one queue pair to the per-communicator levels: every element,
+  // in order, to level 0 of its communicator's side (receives with
+  // MPI_ANY_SOURCE counted there as wildcards, as append() does).
+  [[gnu::noinline]] void leave_single_queue() {
+    single_ = false;
+    for (const bool prq : {true, false}) {
+      Queue& from = prq ? prq0_ : umq0_;
+      while (!from.empty()) {
+        const std::uint32_t n = from.head();
+        const QueueElement e = pool_[n].element;
+        from.erase(pool_, n);
+        Comm& c = comm(e.envelope.comm);  // checked here: the one queue needs no communicator
+        Side& side = prq ? c.prq : c.umq;
+        side.levels.front().queue.push_back(pool_, e);
+        side.wildcards += e.envelope.source == kAnySource;
+      }
+    }
   }
 
   // The first element from `source` that accept() holds for, in MPI order.
@@ -375,7 +459,7 @@ class PartnerDynamic final : public Engine {
 
   // Partner tables, hashes and queue headers of all communicators; keeps the peak.
   void update_memory() {
-    std::uint64_t bytes = 0;
+    std::uint64_t bytes = 2 * Queue::kHeaderBytes;  // the single-queue start's pair
     for (const Comm& c : comms_) {
       if (!c.added) continue;
       bytes += Queue::kHeaderBytes;  // the any-source PRQ
@@ -392,6 +476,9 @@ class PartnerDynamic final : public Engine {
   std::uint64_t threshold_ = 0;
   std::uint64_t trigger_reset_ = 1;  // the trigger returns to t at this length or below
   ElementPool pool_;
+  // The single-queue start (see the top): one PRQ, one UMQ, for every communicator.
+  bool single_ = true;
+  Queue prq0_, umq0_;
   std::vector<Comm> comms_;     // by communicator id
   std::size_t comm_slots_ = 0;  // comms_.size(), without a division on every operation
   std::uint64_t order_ = 0;

@@ -1,9 +1,11 @@
-// Search steps the two partner engines share (partner_static.cpp,
-// partner_dynamic.cpp; Ghazimirsaeed, Mirsadeghi and Afsahi, "Communication-
-// aware message matching in MPI", CCPE 2018). Their queues split one MPI
-// queue, so when several queues may hold a candidate the earliest `order`
-// wins, as in the single queue of linked-list: scans are bounded by the best
-// order found so far and stop at the first element that is not earlier.
+// Search steps the partner engines share (partner_static.hpp: partner-static
+// and partner-vectors; partner_dynamic.cpp; Ghazimirsaeed, Mirsadeghi and
+// Afsahi, "Communication-aware message matching in MPI", CCPE 2018). Their
+// queues split one MPI queue, so when several queues may hold a candidate the
+// earliest `order` wins, as in the single queue of linked-list: scans are
+// bounded by the best order found so far and stop at the first element that
+// is not earlier (in a vector queue: at the first node whose first element
+// is not earlier, vector_queue.hpp).
 // A search with MPI_ANY_SOURCE looks at the partner queues that hold
 // elements only (OccupiedQueues), so that its cost follows the elements
 // there are, not the number of partners: with hundreds of partners, walking
@@ -18,8 +20,34 @@
 #include <vector>
 
 #include "mq/queue.hpp"
+#include "mq/vector_queue.hpp"
 
 namespace gc::mq {
+
+// What a search accepts: the posted receives that take an arriving message
+// (PRQ), or the messages a posted receive or probe takes (UMQ). Called on a
+// list element; key() for a vector queue's scan.
+struct PrqSearch {
+  static constexpr bool kLaneMasks = true;  // the receives' own wildcards
+  Envelope message;
+  bool operator()(const QueueElement& r) const { return accepts(r.envelope, message); }
+  VectorKey key() const { return VectorKey::of_message(message); }
+};
+struct UmqSearch {
+  static constexpr bool kLaneMasks = false;  // the receive's wildcards, broadcast
+  Envelope receive;
+  bool operator()(const QueueElement& m) const { return accepts(receive, m.envelope); }
+  VectorKey key() const { return VectorKey::of_receive(receive); }
+};
+
+// An element found in a linked list (node) or a vector queue (node, slot):
+// 16 bytes, returned in registers (a larger result, copied through the
+// stack, cost partner-static a quarter of its time on short searches).
+struct Found {
+  std::uint32_t node = Queue::kNone, slot = 0;
+  std::uint64_t order = kNoBound;  // kNoBound: none
+  explicit operator bool() const { return order != kNoBound; }
+};
 
 // A found element and the queue that holds it (to erase it from).
 struct Hit {
@@ -87,6 +115,31 @@ template <class Accept>
   }
   traversed += compared;
   return n;
+}
+
+// The first element of `queue` that `search` accepts among those with order
+// below `bound` (kNoBound: all), counting the elements compared.
+template <class Search>
+Found find_earliest(const ElementPool& pool, const Queue& queue, const Search& search,
+                    std::uint64_t bound, std::uint64_t& traversed) {
+  if (queue.empty()) return {};
+  const std::uint32_t n = bound == kNoBound ? scan(pool, queue, search, traversed)
+                                            : find_before(pool, queue, search, bound, traversed);
+  return n == Queue::kNone ? Found{} : Found{n, 0, pool[n].element.order};
+}
+
+// The same in a vector queue of ordered nodes, scanned at SIMD level L
+// (counting the occupied slots of the nodes compared).
+template <Simd L, class Search, int W>
+Found find_earliest(const VectorPool<W, true>& pool, const VectorQueue<W, true>& queue,
+                    const Search& search, std::uint64_t bound, std::uint64_t& traversed) {
+  if (queue.empty()) return {};
+  constexpr bool kLaneMasks = Search::kLaneMasks;
+  const VectorSlot f =
+      bound == kNoBound
+          ? queue.template find<L, kLaneMasks>(pool, search.key(), traversed)
+          : queue.template find_before<L, kLaneMasks>(pool, search.key(), bound, traversed);
+  return f ? Found{f.node, f.slot, pool[f.node].order.of[f.slot]} : Found{};
 }
 
 // Replaces `best` by the first accepting element of `queue` (partner queue

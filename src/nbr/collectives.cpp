@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 namespace gc::nbr {
 
@@ -51,8 +52,9 @@ bool Collectives::library(MPI_Datatype sendtype, MPI_Datatype recvtype) const {
   return !plan_.combines_anywhere || !contiguous(sendtype) || !contiguous(recvtype);
 }
 
-void Collectives::begin(Request& r, bool shared_send, bool uniform) {
+void Collectives::begin(Request& r, bool shared_send, bool uniform, FriendSizes* sizes) {
   r.uniform_ = uniform;
+  r.sizes_ = sizes;
   r.plan_ = &plan_;
   r.comm_ = comm_.get();
   r.me_ = comm_.rank();
@@ -79,14 +81,15 @@ void Collectives::prepare_allgather(Request& r, const void* sendbuf, int sendcou
 
 void Collectives::prepare_allgatherv(Request& r, const void* sendbuf, int sendcount,
                                      MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                                     const int displs[], MPI_Datatype recvtype) {
+                                     const int displs[], MPI_Datatype recvtype,
+                                     FriendSizes* sizes) {
   r.reset();
   if (library(sendtype, recvtype)) {
     MPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                              user_, &r.fallback_);
     return;
   }
-  begin(r, true, false);
+  begin(r, true, false, sizes);
   r.send_.push_back({static_cast<const char*>(sendbuf), sendcount * size_of(sendtype)});
   const std::uint64_t size = size_of(recvtype);
   for (size_t i = 0; i < plan_.topology.sources.size(); ++i)
@@ -116,14 +119,14 @@ void Collectives::prepare_alltoall(Request& r, const void* sendbuf, int sendcoun
 void Collectives::prepare_alltoallv(Request& r, const void* sendbuf, const int sendcounts[],
                                     const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
                                     const int recvcounts[], const int rdispls[],
-                                    MPI_Datatype recvtype) {
+                                    MPI_Datatype recvtype, FriendSizes* sizes) {
   r.reset();
   if (library(sendtype, recvtype)) {
     MPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                             recvtype, user_, &r.fallback_);
     return;
   }
-  begin(r, false, false);
+  begin(r, false, false, sizes);
   const std::uint64_t out = size_of(sendtype);
   for (size_t j = 0; j < plan_.topology.destinations.size(); ++j)
     r.send_.push_back({static_cast<const char*>(sendbuf) + sdispls[j] * out, sendcounts[j] * out});
@@ -205,8 +208,10 @@ Persistent Collectives::allgather_init(const void* sendbuf, int sendcount, MPI_D
 Persistent Collectives::allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                         void* recvbuf, const int recvcounts[], const int displs[],
                                         MPI_Datatype recvtype) {
+  auto sizes = std::make_shared<FriendSizes>();
   return Persistent([=, this](Request& r) {
-    prepare_allgatherv(r, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
+    prepare_allgatherv(r, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                       sizes.get());
   });
 }
 Persistent Collectives::alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -219,9 +224,10 @@ Persistent Collectives::alltoallv_init(const void* sendbuf, const int sendcounts
                                        const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
                                        const int recvcounts[], const int rdispls[],
                                        MPI_Datatype recvtype) {
+  auto sizes = std::make_shared<FriendSizes>();
   return Persistent([=, this](Request& r) {
     prepare_alltoallv(r, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                      recvtype);
+                      recvtype, sizes.get());
   });
 }
 
@@ -233,6 +239,7 @@ Request& Request::operator=(Request&& other) noexcept {
     me_ = other.me_;
     shared_send_ = other.shared_send_;
     uniform_ = other.uniform_;
+    sizes_ = other.sizes_;
     seq_ = other.seq_;
     send_ = std::move(other.send_);
     recv_ = std::move(other.recv_);
@@ -291,16 +298,23 @@ void Request::start() {
     MPI_Irecv(staging.data(), static_cast<int>(bytes), MPI_BYTE, c.via, combined_tag(c.step, seq_),
               comm_, &receives_.back());
   }
+  const bool sized = this->sized();
+  size_t friend_index = 0;  // position in sizes_->of
   for (const GroupRole& role : plan.roles)
     for (size_t i = 0; i < role.members.size(); ++i) {
       if (role.members[i] == me_) continue;
       std::vector<int> positions = role.my_blocks_for[i];
       if (shared_send_) positions.assign(1, 0);
       const int tag = friend_tag(role.step, seq_);
-      if (uniform_) {
-        // Friend i's blocks for my assigned neighbours: all of my block size.
-        const std::uint64_t count = shared_send_ ? 1 : role.own_positions.size();
-        std::vector<char>& in = friend_in_.take(count * block(0).bytes);
+      if (sized) {
+        // Friend i's blocks for my assigned neighbours: all of my block size
+        // (uniform), or the sizes the first call of a persistent one told.
+        std::uint64_t bytes = 0;
+        if (uniform_)
+          bytes = (shared_send_ ? 1 : role.own_positions.size()) * block(0).bytes;
+        else
+          for (std::uint64_t b : sizes_->of[friend_index++]) bytes += b;
+        std::vector<char>& in = friend_in_.take(bytes);
         friend_receives_.emplace_back();
         MPI_Irecv(in.data(), static_cast<int>(in.size()), MPI_BYTE, role.members[i], tag, comm_,
                   &friend_receives_.back());
@@ -315,7 +329,7 @@ void Request::start() {
         header.push_back(block(pos).bytes);
         bytes += block(pos).bytes;
       }
-      if (uniform_) header.clear();
+      if (sized) header.clear();
       std::vector<char>& message = outbox_.take(header.size() * 8 + bytes);
       std::memcpy(message.data(), header.data(), header.size() * 8);
       char* at = message.data() + header.size() * 8;
@@ -343,24 +357,35 @@ void Request::wait() {
   if (!plan_) return;
   const Plan& plan = *plan_;
   const Topology& t = plan.topology;
-  size_t next_friend = 0;  // uniform_: index into friend_receives_
+  const bool sized = this->sized();
+  const bool learn = sizes_ && !sizes_->learned;
+  size_t next_friend = 0;  // sized: index into friend_receives_ (and sizes_->of)
   for (const GroupRole& role : plan.roles) {
     const size_t n = role.members.size();
     blocks_of_.resize(std::max(blocks_of_.size(), n));
     for (auto& b : blocks_of_) b.clear();
     auto& blocks_of = blocks_of_;
-    if (uniform_) {
+    if (sized) {
       MPI_Waitall(static_cast<int>(n - 1), friend_receives_.data() + next_friend,
                   MPI_STATUSES_IGNORE);
-      const std::uint64_t bytes = block(0).bytes;
       for (size_t i = 0; i < n; ++i) {
         if (role.members[i] == me_) continue;
-        const std::vector<char>& from = friend_in_[next_friend++];
-        for (std::uint64_t at = 0; at < from.size(); at += bytes)
-          blocks_of[i].push_back({from.data() + at, bytes});
+        const std::vector<char>& from = friend_in_[next_friend];
+        if (uniform_) {
+          const std::uint64_t bytes = block(0).bytes;
+          for (std::uint64_t at = 0; at < from.size(); at += bytes)
+            blocks_of[i].push_back({from.data() + at, bytes});
+        } else {
+          const char* at = from.data();
+          for (std::uint64_t bytes : sizes_->of[next_friend]) {
+            blocks_of[i].push_back({at, bytes});
+            at += bytes;
+          }
+        }
+        ++next_friend;
       }
     }
-    for (size_t i = 0; i < n && !uniform_; ++i) {
+    for (size_t i = 0; i < n && !sized; ++i) {
       if (role.members[i] == me_) continue;
       MPI_Status status;
       MPI_Probe(role.members[i], friend_tag(role.step, seq_), comm_, &status);
@@ -372,11 +397,13 @@ void Request::wait() {
       std::uint64_t count = 0;
       std::memcpy(&count, from.data(), 8);
       const char* at = from.data() + (1 + count) * 8;
+      if (learn) sizes_->of.emplace_back();
       for (std::uint64_t b = 0; b < count; ++b) {
         std::uint64_t size = 0;
         std::memcpy(&size, from.data() + (1 + b) * 8, 8);
         blocks_of[i].push_back({at, size});
         at += size;
+        if (learn) sizes_->of.back().push_back(size);
       }
     }
     for (size_t x = 0; x < role.own_positions.size(); ++x) {
@@ -406,6 +433,7 @@ void Request::wait() {
     }
   }
   MPI_Waitall(static_cast<int>(sends_.size()), sends_.data(), MPI_STATUSES_IGNORE);
+  if (learn) sizes_->learned = true;
   plan_ = nullptr;
 }
 

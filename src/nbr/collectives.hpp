@@ -14,6 +14,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <functional>
 #include <utility>
 #include <vector>
@@ -22,6 +23,16 @@
 #include "nbr/plan.hpp"
 
 namespace gc::nbr {
+
+// Persistent allgatherv / alltoallv: the sizes of the blocks each friend
+// forwards to me, learned from the headers of the first call (every rank
+// starts a persistent collective equally often, so all learn in the same
+// call); later calls post those receives at start and send no header, as
+// allgather and alltoall always do.
+struct FriendSizes {
+  bool learned = false;
+  std::vector<std::vector<std::uint64_t>> of;  // per role, per friend in order: block sizes
+};
 
 // A started collective (the nonblocking calls): the buffers stay the
 // caller's until wait() returns. Starting posts every receive, the direct
@@ -67,6 +78,9 @@ class Request {
   // allgather and alltoall: every block has the same size, so a friend's
   // message has a known size: its receive is posted at start, no header.
   bool uniform_ = false;
+  FriendSizes* sizes_ = nullptr;  // persistent v-variants: learned, or to learn
+  // Friends' messages of known size (no header): uniform, or sizes learned.
+  bool sized() const { return uniform_ || (sizes_ && sizes_->learned); }
   std::uint64_t seq_ = 0;  // this call's number on the plan
   std::vector<Block> send_;
   std::vector<Slot> recv_;
@@ -144,17 +158,18 @@ class Collectives {
   // every destination gets the same block, as in allgather), recv[i] is
   // filled from source position i.
   bool library(MPI_Datatype sendtype, MPI_Datatype recvtype) const;
-  void begin(Request& r, bool shared_send, bool uniform);
+  void begin(Request& r, bool shared_send, bool uniform, FriendSizes* sizes = nullptr);
   void prepare_allgather(Request& r, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                          void* recvbuf, int recvcount, MPI_Datatype recvtype);
   void prepare_allgatherv(Request& r, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                           void* recvbuf, const int recvcounts[], const int displs[],
-                          MPI_Datatype recvtype);
+                          MPI_Datatype recvtype, FriendSizes* sizes = nullptr);
   void prepare_alltoall(Request& r, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                         void* recvbuf, int recvcount, MPI_Datatype recvtype);
   void prepare_alltoallv(Request& r, const void* sendbuf, const int sendcounts[],
                          const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
-                         const int recvcounts[], const int rdispls[], MPI_Datatype recvtype);
+                         const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                         FriendSizes* sizes = nullptr);
 
   MPI_Comm user_;
   Comm comm_;

@@ -333,6 +333,10 @@ def spec_and_option_cases(b):
     b.convert("convert-output-dir-missing", "rgg:10", literal("cannot open"),
               output_name=os.path.join("no-such-dir", "out.mtx"))
     b.cases.append(Case("stats/missing-graph-option", ["graph", "stats"], literal("--graph")))
+    b.cases.append(Case("match/unknown-algorithm",
+                        ["match", "--graph", "rgg:10", "--algorithm", "greedy"],
+                        "^" + literal("--algorithm: unknown matching algorithm 'greedy' "
+                                      "(ld, suitor or all)") + "$"))
 
 
 def positive_cases(b):

@@ -3,12 +3,14 @@
 this script alone (standard library; the file is parsed by recount.py, which
 imports nothing from the project):
 
-  - the --mates file of every model at every rank count is the same matching;
+  - the --mates file of every model at every rank count is the same matching,
+    for the locally dominant algorithm (each model's run) and for Suitor (one
+    run of every model per rank count, the first model's mates);
   - it is a matching of the input graph, in 0-based ids (a 1-based file's ids
     minus one): every pair is an edge of the file, no vertex twice;
   - it is maximal: no edge of the file has both ends unmatched;
-  - --json agrees with it (cardinality) and across models and rank counts
-    (weight, cardinality), --check says OK for every model;
+  - --json agrees with it (cardinality) and across algorithms, models and
+    rank counts (weight, cardinality), --check says OK for every run;
   - --comm-matrix adds up to the messages and bytes of --json, nothing is
     sent to oneself, and the round profile accounts for every message.
 
@@ -28,11 +30,11 @@ MODELS = ["nsr", "rma", "ncl"]  # the default; ctest passes every model of the b
 RUN_TIMEOUT = 300
 
 
-def run(launcher, graphcomm, graph, ranks, model, workdir):
-    tag = f"{model}.np{ranks}"
+def run(launcher, graphcomm, graph, ranks, algorithm, model, workdir):
+    tag = f"{algorithm}.{model}.np{ranks}"
     files = {k: os.path.join(workdir, f"{k}.{tag}") for k in ("json", "mates", "matrix")}
     cmd = launcher + ["-np", str(ranks), graphcomm, "match", "-q", "--graph", graph,
-                      "--model", model, "--check", "--json", files["json"],
+                      "--algorithm", algorithm, "--model", model, "--check", "--json", files["json"],
                       "--mates", files["mates"], "--comm-matrix", files["matrix"]]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=RUN_TIMEOUT)
     if proc.returncode != 0:
@@ -60,10 +62,11 @@ def check_matching(g, pairs, where):
 
 
 def check_counts(doc, matrix, ranks, where):
+    several = len({run["algorithm"] for run in doc["runs"]}) > 1
     for run in doc["runs"]:
         model = run["model"]
         assert run["check"] == "OK", f"{where} {model}: check says {run['check']}"
-        m = matrix["models"][model]
+        m = matrix["models"][f"{run['algorithm']}/{model}" if several else model]
         assert len(m["messages"]) == ranks and all(len(r) == ranks for r in m["messages"])
         assert all(m["messages"][r][r] == 0 for r in range(ranks)), f"{where} {model}: self messages"
         assert sum(map(sum, m["messages"])) == run["messages"]["sum"], f"{where} {model}: matrix messages"
@@ -92,25 +95,44 @@ def main():
     g = recount.Graph(recount.read_graph(args.graph))
     reference = None
     figures = None
+
+    def agree(doc, pairs, where):
+        """Every run of doc has the first run's figures; pairs is the first matching."""
+        nonlocal reference, figures
+        first = doc["runs"][0]
+        assert first["cardinality"] == len(pairs), \
+            f"{where}: cardinality {first['cardinality']} != {len(pairs)} pairs"
+        if reference is None:
+            check_matching(g, pairs, where)
+            reference, figures = pairs, (first["cardinality"], first["weight"])
+            print(f"{where}: {len(pairs)} pairs, valid and maximal")
+        assert pairs == reference, f"{where}: a different matching than the first run"
+        for r in doc["runs"]:
+            at = f"{where}, {r['algorithm']} over {r['model']}"
+            assert r["cardinality"] == figures[0], f"{at}: cardinality differs"
+            # Sums over ranks in another order: equal up to rounding.
+            assert abs(r["weight"] - figures[1]) <= 1e-9 * max(1.0, abs(figures[1])), \
+                f"{at}: weight {r['weight']} != {figures[1]}"
+
     with tempfile.TemporaryDirectory() as workdir:
         for ranks in args.ranks:
+            # Each model: both algorithms, the mates the first's (ld).
             for model in args.models:
                 where = f"{os.path.basename(args.graph)} at {ranks} ranks, {model}"
-                doc, matrix, pairs = run(args.launcher, args.graphcomm, args.graph, ranks, model, workdir)
+                doc, matrix, pairs = run(args.launcher, args.graphcomm, args.graph, ranks, "all",
+                                         model, workdir)
                 check_counts(doc, matrix, ranks, where)
-                (r,) = doc["runs"]
-                assert r["cardinality"] == len(pairs), f"{where}: cardinality {r['cardinality']} != {len(pairs)} pairs"
-                if reference is None:
-                    check_matching(g, pairs, where)
-                    reference, figures = pairs, (r["cardinality"], r["weight"])
-                    print(f"{where}: {len(pairs)} pairs, valid and maximal")
-                else:
-                    assert pairs == reference, f"{where}: a different matching than the first run"
-                    assert r["cardinality"] == figures[0], f"{where}: cardinality differs"
-                    # Sums over ranks in another order: equal up to rounding.
-                    assert abs(r["weight"] - figures[1]) <= 1e-9 * max(1.0, abs(figures[1])), \
-                        f"{where}: weight {r['weight']} != {figures[1]}"
-        print(f"same matching for {', '.join(args.models)} at ranks {args.ranks}")
+                assert [r["algorithm"] for r in doc["runs"]] == ["ld", "suitor"], \
+                    f"{where}: runs {[r['algorithm'] for r in doc['runs']]}"
+                agree(doc, pairs, where)
+            # Suitor's own mates, and every model in one run.
+            where = f"{os.path.basename(args.graph)} at {ranks} ranks, suitor"
+            doc, matrix, pairs = run(args.launcher, args.graphcomm, args.graph, ranks, "suitor",
+                                     "all", workdir)
+            check_counts(doc, matrix, ranks, where)
+            assert {r["algorithm"] for r in doc["runs"]} == {"suitor"}, f"{where}: not suitor"
+            agree(doc, pairs, where)
+        print(f"same matching for ld and suitor over {', '.join(args.models)} at ranks {args.ranks}")
     return 0
 
 

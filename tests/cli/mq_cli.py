@@ -15,11 +15,11 @@ only what graphcomm prints and writes as text and JSON):
     definition, and linked-list's search lengths and the queue length
     distribution equal the closed forms (mean (D+1)/4, max D, ...);
   - many-to-one: linked-list's mean UMQ search is long (a tenth of the ranks
-    or more) and both partner engines' at least FACTOR times shorter;
+    or more) and every partner engine's at least FACTOR times shorter;
   - `mq profile` writes, per source, as many queue elements as the source
     sent messages (every many-to-one message is unexpected), and replaying
-    with `--profile` that file gives partner-static exactly the figures of
-    the profile taken from the trace itself;
+    with `--profile` that file gives partner-static and partner-vectors
+    exactly the figures of the profile taken from the trace itself;
   - `mq dump` prints every file; mq commands work run directly (Open MPI
     singleton) and under the launcher at one rank, and refuse two ranks;
   - bad input (missing or corrupt traces, unknown engine, bad numbers, bad
@@ -42,7 +42,8 @@ import tempfile
 RUN_TIMEOUT = 300
 ERROR_PREFIX = "graphcomm: error: "
 ENGINES = ["linked-list", "rank-array", "bins", "hash", "vectors", "partner-static",
-           "partner-dynamic"]
+           "partner-dynamic", "partner-vectors"]
+PROFILED = ["partner-static", "partner-vectors"]  # the engines that take --profile
 
 
 class Runner:
@@ -161,7 +162,7 @@ def test_many_to_one(run, tmp, factor):
     assert doc["trace"]["arrivals"] == doc["trace"]["posts"] == sum(sent.values())
     ll = engines["linked-list"]["umq"]["mean"]
     assert ll >= ranks / 10, f"many-to-one: linked-list mean UMQ search {ll} is not long"
-    for e in ("partner-static", "partner-dynamic"):
+    for e in ("partner-static", "partner-dynamic", "partner-vectors"):
         mine = engines[e]["umq"]["mean"]
         assert mine * factor <= ll, \
             f"many-to-one: {e} mean UMQ search {mine}, not {factor}x below linked-list's {ll}"
@@ -171,7 +172,8 @@ def test_many_to_one(run, tmp, factor):
     assert q["min"] >= 1 and q["max"] >= ranks - 1 and q["searches"] == doc["trace"]["posts"]
     print(f"ok   many-to-one {ranks} ranks: linked-list UMQ mean {ll:.1f}, partner-static "
           f"{engines['partner-static']['umq']['mean']:.2f}, partner-dynamic "
-          f"{engines['partner-dynamic']['umq']['mean']:.2f}")
+          f"{engines['partner-dynamic']['umq']['mean']:.2f}, partner-vectors "
+          f"{engines['partner-vectors']['umq']['mean']:.2f}")
 
     # Profile round trip: counts are messages per source; --profile gives the same run.
     profile = os.path.join(tmp, "many.profile")
@@ -184,15 +186,16 @@ def test_many_to_one(run, tmp, factor):
         assert comm == "0"
         counts[int(source)] = int(count)
     assert counts == sent, "profile: queue elements per source differ from messages per source"
-    out_json = os.path.join(tmp, "many-profiled.json")
-    stdout = run.ok(["mq", "replay", "-q", trace, "--engine", "partner-static", "--profile",
-                     profile, "--json", out_json])
-    assert f"partner-static profile: {profile}" in stdout
-    with open(out_json) as f:
-        (static,) = json.load(f)["engines"]
-    for key in ("prq", "umq", "partners", "memory_overhead_bytes"):
-        assert static[key] == engines["partner-static"][key], \
-            f"--profile: partner-static's {key} differs from the profile taken from the trace"
+    for e in PROFILED:
+        out_json = os.path.join(tmp, f"many-profiled-{e}.json")
+        stdout = run.ok(["mq", "replay", "-q", trace, "--engine", e, "--profile", profile,
+                         "--json", out_json])
+        assert f"partner-static profile: {profile}" in stdout
+        with open(out_json) as f:
+            (mine,) = json.load(f)["engines"]
+        for key in ("prq", "umq", "partners", "memory_overhead_bytes"):
+            assert mine[key] == engines[e][key], \
+                f"--profile: {e}'s {key} differs from the profile taken from the trace"
     print("ok   profile round trip")
     return trace, profile
 

@@ -1,6 +1,6 @@
-// Matching: for every model and rank count the distributed matching must be
-// exactly the serial greedy matching (computed here, independently of the
-// kernel and of its verifier, from the gathered edge list and the documented
+// Matching: for every algorithm (locally dominant, Suitor), model and rank
+// count the distributed matching must be exactly the serial greedy matching (computed here,
+// independently of the kernel and of its verifier, from the gathered edge list and the documented
 // edge order), valid and maximal, and at least half the optimum weight
 // (computed exactly here by dynamic programming over vertex subsets).
 #include <gtest/gtest.h>
@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <bit>
 #include <map>
+#include <random>
 
 #include <fmt/format.h>
 
@@ -81,26 +82,55 @@ double weight_of_matching(const std::vector<vid_t>& mate,
   return w;
 }
 
-// Every model (or only `models`) gives the serial greedy matching.
+// What Suitor may send: at most one PROPOSE and one answer per cut edge and
+// direction (the capacity the exchange was sized with), none at one rank.
+void expect_suitor_traffic(const DistGraph& g, const match::MatchResult& r,
+                           const std::string& where) {
+  const GhostRelation& rel = g.ghost_relation();
+  const auto& to = r.counters.messages_to;
+  std::uint64_t to_neighbours = 0;
+  for (size_t i = 0; i < rel.ranks.size(); ++i) {
+    const std::uint64_t sent = to[static_cast<size_t>(rel.ranks[i])];
+    EXPECT_LE(sent, 2 * rel.cut_edges[i]) << where << " to rank " << rel.ranks[i];
+    to_neighbours += sent;
+  }
+  EXPECT_EQ(r.counters.messages(), to_neighbours) << where;
+  if (world().size() == 1) {
+    EXPECT_EQ(r.counters.messages(), 0u) << where;
+    EXPECT_EQ(r.rounds, 0u) << where;
+    EXPECT_EQ(r.phases, 0u) << where;
+  }
+}
+
+// Every algorithm and model (or only `models`) gives the serial greedy matching.
 void expect_greedy_everywhere(const DistGraph& g, const std::string& what,
                               const std::vector<std::string>& models = exchange_models()) {
   const Comm& comm = world();
   const auto edges = test::gather_edges(comm, g);
   const std::vector<vid_t> reference = serial_greedy(g.global_vertex_count(), edges);
-  for (const std::string& model : models) {
-    match::MatchResult r = match::match(comm, g, model);
-    const std::vector<vid_t> mates = gather_mates(comm, g, r.mate);
-    ASSERT_EQ(mates, reference) << what << " with " << model;
-    std::uint64_t card = 0;
-    for (vid_t v = 0; v < mates.size(); ++v) card += mates[v] != match::kUnmatched && v < mates[v];
-    EXPECT_EQ(r.cardinality, card) << what << " " << model;
-    EXPECT_NEAR(r.weight, weight_of_matching(mates, edges), 1e-9 * std::max(1.0, r.weight));
-    // Maximal: no edge with both ends free.
-    for (const auto& e : edges)
-      ASSERT_FALSE(mates[e.u] == match::kUnmatched && mates[e.v] == match::kUnmatched)
-          << what << " " << model << " edge " << e.u << "-" << e.v;
-    // The project's own verifier agrees.
-    EXPECT_EQ(match::check_matching(comm, g, r.mate).message, "OK") << what << " " << model;
+  for (const std::string& algorithm : match::matching_algorithms()) {
+    for (const std::string& model : models) {
+      match::MatchResult r = match::match(comm, g, model, algorithm);
+      const std::string where = what + " with " + algorithm + " over " + model;
+      ASSERT_EQ(r.algorithm, algorithm);
+      const std::vector<vid_t> mates = gather_mates(comm, g, r.mate);
+      ASSERT_EQ(mates, reference) << where;
+      std::uint64_t card = 0;
+      for (vid_t v = 0; v < mates.size(); ++v)
+        card += mates[v] != match::kUnmatched && v < mates[v];
+      EXPECT_EQ(r.cardinality, card) << where;
+      EXPECT_NEAR(r.weight, weight_of_matching(mates, edges), 1e-9 * std::max(1.0, r.weight));
+      // Maximal: no edge with both ends free.
+      for (const auto& e : edges)
+        ASSERT_FALSE(mates[e.u] == match::kUnmatched && mates[e.v] == match::kUnmatched)
+            << where << " edge " << e.u << "-" << e.v;
+      // The project's own verifier agrees.
+      EXPECT_EQ(match::check_matching(comm, g, r.mate).message, "OK") << where;
+      if (algorithm == "suitor")
+        expect_suitor_traffic(g, r, where);
+      else
+        EXPECT_EQ(r.phases, 1u) << where;
+    }
   }
 }
 
@@ -140,10 +170,46 @@ TEST(Match, AtLeastHalfTheOptimum) {
     o.seed = seed;
     DistGraph g = load_graph(world(), fmt::format("er:{},d=5", 10 + seed % 7), o).graph;
     const auto edges = test::gather_edges(world(), g);
-    match::MatchResult r = match::match(world(), g, "ncl");
     const double opt = optimum_weight(g.global_vertex_count(), edges);
-    EXPECT_GE(r.weight, opt / 2 - 1e-12) << "seed " << seed;
-    EXPECT_LE(r.weight, opt + 1e-12) << "seed " << seed;
+    for (const std::string& algorithm : match::matching_algorithms()) {
+      match::MatchResult r = match::match(world(), g, "ncl", algorithm);
+      EXPECT_GE(r.weight, opt / 2 - 1e-12) << "seed " << seed << " " << algorithm;
+      EXPECT_LE(r.weight, opt + 1e-12) << "seed " << seed << " " << algorithm;
+    }
+  }
+}
+
+// Property: on random graphs of every shape, with weights drawn from a few
+// values (many ties, so the pair hash and then the ids decide) or all equal,
+// both algorithms give the serial greedy matching over every model (each
+// seed takes two models in turn, so every model meets many graphs).
+TEST(Match, RandomGraphsWithTiesEqualSerialGreedy) {
+  const std::vector<std::string>& models = exchange_models();
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    std::mt19937_64 rng(seed);  // the same on every rank; only rank 0's edges count
+    const vid_t n = 2 + rng() % 120;
+    const std::uint64_t m = rng() % (4 * n);
+    const int distinct = static_cast<int>(rng() % 4);  // 0: all weights equal
+    const vid_t hubs = 1 + rng() % 3;                  // some edges fan out from a few hubs
+    std::vector<Edge> edges;
+    for (std::uint64_t i = 0; i < m; ++i) {
+      const vid_t u = rng() % 3 == 0 ? rng() % hubs : rng() % n;
+      const vid_t v = rng() % n;
+      const double w = distinct == 0 ? 1.0 : static_cast<double>(rng() % (distinct + 1)) * 0.25;
+      edges.push_back(Edge{u, v, w});  // self-loops dropped, duplicates merged by the builder
+    }
+    DistGraph g = from_rank0(n, edges);
+    const auto directed = test::gather_edges(world(), g);
+    const std::vector<vid_t> reference = serial_greedy(n, directed);
+    const std::string what = fmt::format("seed {} (n {}, m {}, {} weights)", seed, n, m, distinct);
+    for (const std::string& algorithm : match::matching_algorithms())
+      for (size_t k = 0; k < 2; ++k) {
+        const std::string& model = models[(seed * 2 + k) % models.size()];
+        match::MatchResult r = match::match(world(), g, model, algorithm);
+        ASSERT_EQ(gather_mates(world(), g, r.mate), reference)
+            << what << " with " << algorithm << " over " << model;
+        if (algorithm == "suitor") expect_suitor_traffic(g, r, what + " over " + model);
+      }
   }
 }
 
@@ -169,11 +235,14 @@ TEST(Match, AdversarialEqualWeights) {
   for (vid_t i = 1; i < 1000; ++i) star.push_back(Edge{0, i, 1.0});
   DistGraph p = from_rank0(n, path);
   expect_greedy_everywhere(p, "equal-weight path");
-  // Hash tie-breaking keeps the dependency chains short: far fewer rounds than n.
+  // Hash tie-breaking keeps the dependency chains short: far fewer rounds
+  // (Suitor: supersteps) than n.
   EXPECT_LT(match::match(world(), p, "ncl").rounds, 100u);
+  EXPECT_LT(match::match(world(), p, "ncl", "suitor").phases, 100u);
   DistGraph g = from_rank0(side * side, grid);
   expect_greedy_everywhere(g, "equal-weight grid");
   EXPECT_LT(match::match(world(), g, "ncl").rounds, 100u);
+  EXPECT_LT(match::match(world(), g, "ncl", "suitor").phases, 100u);
   expect_greedy_everywhere(from_rank0(1000, star), "star");
 }
 

@@ -1,10 +1,11 @@
 // mq/ partner engines (Ghazimirsaeed, Mirsadeghi and Afsahi, "Communication-
 // aware message matching in MPI", CCPE 2018): the row-displacement perfect
 // hash, the edge-point metrics, the profile file and what its counts mean,
-// and partner-static and partner-dynamic equal to linked-list (matches,
-// probes, queue lengths) on random workloads, at their threshold and cap
-// boundaries, with wildcards and many partners, and far shorter searches
-// than linked-list when a few sources dominate.
+// and partner-static, partner-vectors (every SIMD level the CPU has, widths
+// 16 and 8) and partner-dynamic equal to linked-list (matches, probes, queue
+// lengths) on random workloads, at their threshold and cap boundaries, with
+// wildcards and many partners, and far shorter searches than linked-list
+// when a few sources dominate.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -22,6 +23,7 @@
 #include "mq/profile.hpp"
 #include "mq/replay.hpp"
 #include "mq/report.hpp"
+#include "mq/vector_queue.hpp"
 
 namespace gc::mq {
 namespace {
@@ -426,6 +428,24 @@ testing::AssertionResult same_as(const ReplayResult& reference, const ReplayResu
 
 const std::vector<std::string> kMetrics{"average", "median", "fence"};
 
+// The SIMD levels this CPU has (partner-vectors' options.simd).
+const std::vector<std::string>& simd_levels() {
+  static const std::vector<std::string> levels = [] {
+    std::vector<std::string> have;
+    for (const char* level : {"avx512", "avx2", "scalar"}) {
+      EngineOptions o;
+      o.simd = level;
+      try {
+        simd_level(o, "test");
+        have.push_back(level);
+      } catch (const Error&) {
+      }
+    }
+    return have;
+  }();
+  return levels;
+}
+
 // The cap factor that gives `cap` partner queues at size N (cap 0, 1 or "many").
 double cap_factor_for(int cap, int ranks) {
   if (cap <= 1) return cap / std::sqrt(static_cast<double>(ranks));
@@ -450,6 +470,13 @@ void check_workload(const std::vector<Event>& events, const std::vector<Communic
     const auto s = run("partner-static", options, events, comms);
     EXPECT_TRUE(same_as(reference, s)) << "partner-static, metric " << options.metric;
     totals.static_partners += s.counters.partners;
+    // partner-vectors: the same partners, at a width and level per metric and workload.
+    options.vector_width = (variant + m) % 2 ? 8 : 16;
+    options.simd = simd_levels()[(variant + m) % simd_levels().size()];
+    const auto v = run("partner-vectors", options, events, comms);
+    EXPECT_TRUE(same_as(reference, v)) << "partner-vectors, metric " << options.metric << ", width "
+                                       << options.vector_width << ", " << options.simd;
+    EXPECT_EQ(v.counters.partners, s.counters.partners);
   }
   for (int t : {1, 2, 8, 64}) {
     for (int cap : {0, 1, 2}) {
@@ -567,6 +594,39 @@ TEST(PartnerDynamic, ThresholdLevelsAndOrder) {
   EXPECT_EQ(engine->probe({0, kAnySource, kAnyTag}), kNoMatch);
 }
 
+// Until a queue passes t the engine is one PRQ and one UMQ for every
+// communicator, as linked-list is: the same elements traversed, search by
+// search. Past t, each communicator's elements go on in their order.
+TEST(PartnerDynamic, OneQueuePairUntilAQueuePassesT) {
+  RandomWorkload w;
+  w.ranks = 8;
+  w.tags = 3;
+  w.comms = 2;
+  w.events = 400;
+  w.any_source = 0.1;
+  w.any_tag = 0.1;
+  w.probes = 0.05;
+  w.post_bias = 0.5;
+  const auto events = random_events(w, 7);
+  const auto comms = communicators_of(w);
+  const ReplayResult reference = run("linked-list", {}, events, comms);
+  const std::uint64_t longest =
+      std::max(reference.counters.prq_length_max, reference.counters.umq_length_max);
+  ASSERT_GT(longest, 4u);  // the workload must take the queues past the small t below
+  const ReplayResult single =
+      run("partner-dynamic", dynamic(static_cast<int>(longest), 4), events, comms);
+  EXPECT_TRUE(same_as(reference, single));
+  EXPECT_EQ(single.counters.prq_traversed, reference.counters.prq_traversed);
+  EXPECT_EQ(single.counters.umq_traversed, reference.counters.umq_traversed);
+  EXPECT_EQ(single.counters.extractions, 0u);
+  // A small t: the move to per-communicator queues happens part way, and
+  // searches then skip the other communicator's elements.
+  const ReplayResult split = run("partner-dynamic", dynamic(4, 0), events, comms);
+  EXPECT_TRUE(same_as(reference, split));
+  EXPECT_LT(split.counters.prq_traversed + split.counters.umq_traversed,
+            reference.counters.prq_traversed + reference.counters.umq_traversed);
+}
+
 TEST(PartnerDynamic, PrqSideAgainstAnySourceReceives) {
   auto engine = make_engine("partner-dynamic", dynamic(4, 4));
   engine->add_communicator(0, 16);
@@ -662,12 +722,15 @@ TEST(PartnerStatic, ProfilePicksPartnersPerCommunicator) {
                                   arrive(1),
                                   {Event::Kind::probe, {0, kAnySource, kAnyTag}}};
   const std::vector<Communicator> comms{{0, 4}, {1, 4}};
-  const auto r = run("partner-static", options, events, comms);
-  EXPECT_TRUE(same_as(run("linked-list", {}, events, comms), r));
-  EXPECT_EQ(r.matches, (std::vector<Match>{{0, 0}, {4, 1}, {1, 2}, {3, 3}, {5, 4}, {2, 5}}));
-  EXPECT_EQ(r.probes, std::vector<Id>{kNoMatch});
-  EXPECT_EQ(r.counters.partners, 2u);  // source 1's PRQ and UMQ queues on communicator 0
-  EXPECT_EQ(r.counters.extractions, 0u);
+  for (const std::string name : {"partner-static", "partner-vectors"}) {
+    SCOPED_TRACE(name);
+    const auto r = run(name, options, events, comms);
+    EXPECT_TRUE(same_as(run("linked-list", {}, events, comms), r));
+    EXPECT_EQ(r.matches, (std::vector<Match>{{0, 0}, {4, 1}, {1, 2}, {3, 3}, {5, 4}, {2, 5}}));
+    EXPECT_EQ(r.probes, std::vector<Id>{kNoMatch});
+    EXPECT_EQ(r.counters.partners, 2u);  // source 1's PRQ and UMQ queues on communicator 0
+    EXPECT_EQ(r.counters.extractions, 0u);
+  }
 }
 
 // Hundreds of partners: searches with MPI_ANY_SOURCE visit the partner
@@ -692,10 +755,13 @@ TEST(PartnerStatic, AnySourceOverManyPartnerQueues) {
   options.profile = {std::vector<std::uint64_t>(kRanks)};
   for (int s = 0; s < kRanks; ++s) options.profile[0][static_cast<std::size_t>(s)] = 1 + s % 2;
   const auto reference = run("linked-list", {}, events, comms);
-  const auto r = run("partner-static", options, events, comms);
-  EXPECT_TRUE(same_as(reference, r));
-  EXPECT_EQ(r.counters.partners, kRanks);  // the odd sources, PRQ and UMQ
-  EXPECT_LT(r.counters.umq_traversed, reference.counters.umq_traversed);
+  for (const std::string name : {"partner-static", "partner-vectors"}) {
+    SCOPED_TRACE(name);
+    const auto r = run(name, options, events, comms);
+    EXPECT_TRUE(same_as(reference, r));
+    EXPECT_EQ(r.counters.partners, kRanks);  // the odd sources, PRQ and UMQ
+    EXPECT_LT(r.counters.umq_traversed, reference.counters.umq_traversed);
+  }
 }
 
 TEST(PartnerEngines, MemoryIsNotPerRank) {
@@ -716,7 +782,7 @@ TEST(PartnerEngines, MemoryIsNotPerRank) {
   EngineOptions options;
   options.threshold = 64;
   options.profile = queue_profile(events, comms);
-  for (const std::string name : {"partner-static", "partner-dynamic"}) {
+  for (const std::string name : {"partner-static", "partner-dynamic", "partner-vectors"}) {
     SCOPED_TRACE(name);
     const auto r = run(name, options, events, comms);
     EXPECT_TRUE(same_as(reference, r));
@@ -760,7 +826,7 @@ TEST(PartnerEngines, ManyToOneSearchesFarFewerElements) {
   options.threshold = 64;
   for (const std::string metric : {"average", "fence"}) {
     options.metric = metric;
-    for (const std::string name : {"partner-static", "partner-dynamic"}) {
+    for (const std::string name : {"partner-static", "partner-dynamic", "partner-vectors"}) {
       SCOPED_TRACE(name + " " + metric);
       const auto r = run(name, options, events, comms);
       ASSERT_TRUE(same_as(reference, r));

@@ -24,18 +24,27 @@
 #include <algorithm>
 #include <numeric>
 
-#include <fmt/format.h>
-
-#include "comm/round_profile.hpp"
 #include "kernels/match/edge_order.hpp"
+#include "kernels/match/match_run.hpp"
 
 namespace gc::match {
 
 namespace {
 
 enum Context : std::uint64_t { REQUEST = 1, INVALID = 2 };
+// A message names one edge: the sender's end (global id) in the first word,
+// the receiver's end (global id) in the second, whose top two bits hold the
+// context.
 constexpr int kContextShift = 62;
-constexpr std::uint64_t kIdMask = (std::uint64_t{1} << kContextShift) - 1;
+Message edge_message(vid_t from, vid_t to, Context context) {
+  return Message{from, to | (std::uint64_t{context} << kContextShift)};
+}
+std::uint64_t context_of(const Message& m) {
+  return m.second >> kContextShift;
+}
+vid_t receiver_of(const Message& m) {
+  return m.second & ((std::uint64_t{1} << kContextShift) - 1);
+}
 constexpr lid_t kNone = ~lid_t{0};
 constexpr eid_t kScanDegree = 64;  // rows up to this degree are never sorted
 
@@ -64,11 +73,9 @@ class LocallyDominantMatching {
 
   // PROCESSINCOMINGDATA: one message from a neighbour rank.
   void on_message(int from_index, const Message& m) {
-    const auto& rel = g_.ghost_relation();
-    const lid_t gl = ghost_local(rel, from_index, m.first);
-    const lid_t v = (m.second & kIdMask) - g_.first_owned();
-    const std::uint64_t context = m.second >> kContextShift;
-    if (context == REQUEST) {
+    const lid_t gl = ghost_local(g_, from_index, m.first);
+    const lid_t v = receiver_of(m) - g_.first_owned();
+    if (context_of(m) == REQUEST) {
       ghost_wants_[gl - owned_] = v;
       if (mate_[v] == kNone && cand_[v] == gl) match(v, gl);
     } else {
@@ -202,29 +209,8 @@ class LocallyDominantMatching {
   }
 
   void push(lid_t ghost, lid_t from, Context context) {
-    const int owner = g_.ghost_owner(ghost);
-    const int index = neighbor_index(owner);
-    ex_.push(index, Message{g_.global_id(from),
-                            g_.global_id(ghost) | (std::uint64_t{context} << kContextShift)});
-  }
-
-  int neighbor_index(int rank) {
-    // Ghost relation ranks are sorted; neighbour counts are small.
-    const auto& ranks = g_.ghost_relation().ranks;
-    return static_cast<int>(std::lower_bound(ranks.begin(), ranks.end(), rank) - ranks.begin());
-  }
-
-  // Local id of ghost `global` sent by neighbour `index`: search only that
-  // neighbour's (sorted) ghost range.
-  lid_t ghost_local(const GhostRelation& rel, int index, vid_t global) const {
-    const auto& ghosts = g_.ghosts();
-    const size_t i = static_cast<size_t>(index);
-    auto first = ghosts.begin() + static_cast<std::ptrdiff_t>(rel.ghost_begin[i] - owned_);
-    auto last = ghosts.begin() + static_cast<std::ptrdiff_t>(rel.ghost_end[i] - owned_);
-    auto it = std::lower_bound(first, last, global);
-    if (it == last || *it != global)
-      fail(fmt::format("internal: message about unknown ghost {}", global));
-    return owned_ + static_cast<lid_t>(it - ghosts.begin());
+    ex_.push(owner_index(g_, ghost),
+             edge_message(g_.global_id(from), g_.global_id(ghost), context));
   }
 
   const DistGraph& g_;
@@ -242,85 +228,15 @@ class LocallyDominantMatching {
   lid_t unsettled_;
 };
 
-Neighborhood matching_neighborhood(const DistGraph& g) {
-  const GhostRelation& rel = g.ghost_relation();
-  Neighborhood nb;
-  nb.ranks = rel.ranks;
-  for (eid_t cut : rel.cut_edges) nb.capacity.push_back(2 * cut);
-  return nb;
-}
-
 }  // namespace
 
-MatchResult match(const Comm& comm, const DistGraph& g, const std::string& model) {
-  MatchResult result;
-  comm.barrier();
-  const double setup_start = MPI_Wtime();
-  std::unique_ptr<Exchange> ex = make_exchange(model, comm, matching_neighborhood(g));
-  const double setup_local = MPI_Wtime() - setup_start;
-  result.setup_seconds = max_over_ranks(comm, setup_local);
-
-  comm.barrier();
-  // Communication time is what the kernel spends inside evoke, done and the
-  // MPI calls of push (nsr sends eagerly); the rest is compute.
-  const double start = MPI_Wtime();
-  RoundProfile profile;
-  double in_comm = 0, push_mpi = 0;
-  std::uint64_t messages = 0;
-  auto record = [&](double comm_part, double wall) {
-    const double push_now = ex->push_mpi_seconds();
-    const std::uint64_t messages_now = ex->counters().messages();
-    comm_part += push_now - push_mpi;
-    profile.record(comm_part, wall - comm_part, messages_now - messages);
-    in_comm += comm_part;
-    push_mpi = push_now;
-    messages = messages_now;
-  };
-  LocallyDominantMatching kernel(g, *ex);
+MatchResult run_locally_dominant(const DistGraph& g, MatchRun& run) {
+  LocallyDominantMatching kernel(g, run.exchange());
   kernel.find_mates();
-  record(0, MPI_Wtime() - start);  // round 0: FINDMATE of every owned vertex
-  auto handle = [&](int from, const Message& m) { kernel.on_message(from, m); };
-  while (true) {
-    const double t0 = MPI_Wtime();
-    ex->evoke();
-    const double t1 = MPI_Wtime();
-    ex->process(handle);
-    const double t2 = MPI_Wtime();
-    const bool done = ex->done(kernel.settled());
-    const double t3 = MPI_Wtime();
-    record((t1 - t0) + (t3 - t2), t3 - t0);
-    if (done) break;
-  }
-  const std::uint64_t rounds = profile.rounds() - 1;
-  const double local = MPI_Wtime() - start;
-  comm.barrier();
-  result.seconds = max_over_ranks(comm, local);
-  result.comm_seconds = max_over_ranks(comm, in_comm);
-  result.compute_seconds = max_over_ranks(comm, local - in_comm);
-  result.profile = profile.summarize(comm);
-  result.rounds = max_over_ranks(comm, rounds);
-  result.mate = kernel.mates();
-  result.counters = ex->counters();
-  result.buffer_bytes = max_over_ranks(comm, ex->buffer_bytes());
-
-  // Weight and cardinality: each matched edge counted by its smaller end.
-  double weight = 0;
-  std::uint64_t cardinality = 0;
-  for (lid_t v = 0; v < g.owned_count(); ++v) {
-    const vid_t u = result.mate[v];
-    if (u == kUnmatched || u < g.global_id(v)) continue;
-    auto nbrs = g.neighbors(v);
-    auto ws = g.weights(v);
-    for (size_t j = 0; j < nbrs.size(); ++j)
-      if (g.global_id(nbrs[j]) == u) {
-        weight += ws[j];
-        ++cardinality;
-        break;
-      }
-  }
-  result.weight = sum_over_ranks(comm, weight);
-  result.cardinality = sum_over_ranks(comm, cardinality);
-  return result;
+  run.end_local_phase();  // round 0: FINDMATE of every owned vertex
+  run.run_phase([&](int from, const Message& m) { kernel.on_message(from, m); },
+                [&] { return kernel.settled(); });
+  return run.finish(kernel.mates(), 1);
 }
 
 }  // namespace gc::match

@@ -1,5 +1,7 @@
-// Half-approximate weighted matching over an owner-computes exchange.
-// See match.cpp for the algorithm and its reference.
+// Half-approximate weighted matching over an owner-computes exchange, by two
+// algorithms that both return the serial greedy matching (heaviest edge first
+// in the EdgeKey order of edge_order.hpp): the locally dominant algorithm
+// (match.cpp) and Suitor (suitor.cpp); see those files for the references.
 #pragma once
 
 #include <cstdint>
@@ -14,10 +16,12 @@ namespace gc::match {
 inline constexpr vid_t kUnmatched = ~vid_t{0};
 
 struct MatchResult {
+  std::string algorithm;    // "ld" or "suitor"
   std::vector<vid_t> mate;  // per owned vertex: global id of its mate, or kUnmatched
   double weight = 0;        // global, each matched edge once
   std::uint64_t cardinality = 0;
   std::uint64_t rounds = 0;  // iterations of the evoke/process loop (max over ranks)
+  std::uint64_t phases = 0;  // exchange phases (ld: 1; suitor: one per superstep, 0 at 1 rank)
   double seconds = 0;        // matching time, max over ranks
   double setup_seconds = 0;  // exchange setup (topology, window), max over ranks
   double comm_seconds = 0;   // time in evoke/done (max over ranks)
@@ -27,8 +31,13 @@ struct MatchResult {
   CommCounters counters;           // this rank's
 };
 
-// Collective: runs the matching on g over the named model (exchange_models()).
-MatchResult match(const Comm& comm, const DistGraph& g, const std::string& model);
+// The algorithms: "ld" (locally dominant) and "suitor".
+const std::vector<std::string>& matching_algorithms();
+
+// Collective: runs the matching on g with the named algorithm over the named
+// model (exchange_models()).
+MatchResult match(const Comm& comm, const DistGraph& g, const std::string& model,
+                  const std::string& algorithm = "ld");
 
 // Verification against an independent serial computation on rank 0.
 struct CheckReport {

@@ -1,0 +1,138 @@
+#include "kernels/match/match_run.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace gc::match {
+
+Neighborhood matching_neighborhood(const DistGraph& g) {
+  const GhostRelation& rel = g.ghost_relation();
+  Neighborhood nb;
+  nb.ranks = rel.ranks;
+  for (eid_t cut : rel.cut_edges) nb.capacity.push_back(2 * cut);
+  return nb;
+}
+
+int owner_index(const DistGraph& g, lid_t ghost) {
+  // Ghost relation ranks are sorted; neighbour counts are small.
+  const auto& ranks = g.ghost_relation().ranks;
+  return static_cast<int>(std::lower_bound(ranks.begin(), ranks.end(), g.ghost_owner(ghost)) -
+                          ranks.begin());
+}
+
+lid_t ghost_local(const DistGraph& g, int index, vid_t global) {
+  const GhostRelation& rel = g.ghost_relation();
+  const auto& ghosts = g.ghosts();
+  const lid_t owned = g.owned_count();
+  const size_t i = static_cast<size_t>(index);
+  auto first = ghosts.begin() + static_cast<std::ptrdiff_t>(rel.ghost_begin[i] - owned);
+  auto last = ghosts.begin() + static_cast<std::ptrdiff_t>(rel.ghost_end[i] - owned);
+  auto it = std::lower_bound(first, last, global);
+  if (it == last || *it != global)
+    fail(fmt::format("internal: message about unknown ghost {}", global));
+  return owned + static_cast<lid_t>(it - ghosts.begin());
+}
+
+MatchRun::MatchRun(const Comm& comm, const DistGraph& g, const std::string& model)
+    : comm_(comm), g_(g) {
+  comm.barrier();
+  const double setup_start = MPI_Wtime();
+  ex_ = make_exchange(model, comm, matching_neighborhood(g));
+  setup_seconds_ = max_over_ranks(comm, MPI_Wtime() - setup_start);
+  comm.barrier();
+  start_ = mark_ = MPI_Wtime();
+}
+
+// Communication time is what the kernel spends inside evoke, done, its own
+// collectives and the MPI calls of push (nsr sends eagerly); the rest of the
+// round's wall time is compute.
+void MatchRun::record() {
+  const double now = MPI_Wtime();
+  const double push_now = ex_->push_mpi_seconds();
+  const std::uint64_t messages_now = ex_->counters().messages();
+  const double comm_part = pending_comm_ + push_now - push_mpi_;
+  profile_.record(comm_part, now - mark_ - comm_part, messages_now - messages_);
+  in_comm_ += comm_part;
+  pending_comm_ = 0;
+  push_mpi_ = push_now;
+  messages_ = messages_now;
+  mark_ = now;
+}
+
+void MatchRun::run_phase(const std::function<void(int, const Message&)>& handle,
+                         const std::function<bool()>& settled) {
+  while (true) {
+    const double t0 = MPI_Wtime();
+    ex_->evoke();
+    const double t1 = MPI_Wtime();
+    ex_->process(handle);
+    const double t2 = MPI_Wtime();
+    const bool done = ex_->done(settled());
+    const double t3 = MPI_Wtime();
+    add_comm((t1 - t0) + (t3 - t2));
+    record();
+    if (done) return;
+  }
+}
+
+MatchResult MatchRun::finish(std::vector<vid_t> mate, std::uint64_t phases) {
+  // What came after the last round (a closing collective) belongs to it.
+  const double now = MPI_Wtime();
+  const double comm_part = pending_comm_ + ex_->push_mpi_seconds() - push_mpi_;
+  profile_.add_to_last(comm_part, now - mark_ - comm_part, ex_->counters().messages() - messages_);
+  in_comm_ += comm_part;
+  const double local = now - start_;
+  const std::uint64_t rounds = profile_.rounds() - 1;
+  comm_.barrier();
+
+  MatchResult result;
+  result.setup_seconds = setup_seconds_;
+  result.seconds = max_over_ranks(comm_, local);
+  result.comm_seconds = max_over_ranks(comm_, in_comm_);
+  result.compute_seconds = max_over_ranks(comm_, local - in_comm_);
+  result.profile = profile_.summarize(comm_);
+  result.rounds = max_over_ranks(comm_, rounds);
+  result.phases = max_over_ranks(comm_, phases);
+  result.counters = ex_->counters();
+  result.buffer_bytes = max_over_ranks(comm_, ex_->buffer_bytes());
+  result.mate = std::move(mate);
+
+  // Weight and cardinality: each matched edge counted by its smaller end.
+  double weight = 0;
+  std::uint64_t cardinality = 0;
+  for (lid_t v = 0; v < g_.owned_count(); ++v) {
+    const vid_t u = result.mate[v];
+    if (u == kUnmatched || u < g_.global_id(v)) continue;
+    auto nbrs = g_.neighbors(v);
+    auto ws = g_.weights(v);
+    for (size_t j = 0; j < nbrs.size(); ++j)
+      if (g_.global_id(nbrs[j]) == u) {
+        weight += ws[j];
+        ++cardinality;
+        break;
+      }
+  }
+  result.weight = sum_over_ranks(comm_, weight);
+  result.cardinality = sum_over_ranks(comm_, cardinality);
+  return result;
+}
+
+const std::vector<std::string>& matching_algorithms() {
+  static const std::vector<std::string> names{"ld", "suitor"};
+  return names;
+}
+
+MatchResult match(const Comm& comm, const DistGraph& g, const std::string& model,
+                  const std::string& algorithm) {
+  if (algorithm != "ld" && algorithm != "suitor")
+    fail(fmt::format("unknown matching algorithm '{}' ({})", algorithm,
+                     fmt::join(matching_algorithms(), " or ")));
+  MatchRun run(comm, g, model);
+  MatchResult result = algorithm == "ld" ? run_locally_dominant(g, run) : run_suitor(comm, g, run);
+  result.algorithm = algorithm;
+  return result;
+}
+
+}  // namespace gc::match
