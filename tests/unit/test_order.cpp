@@ -321,21 +321,23 @@ TEST(Order, MatchingIsTheInputsGreedyMatchingTiesIncluded) {
     for (const auto& e : edges)
       if (e.u < e.v) list.push_back(Edge{e.u, e.v, test::weight_of(e)});
     const std::vector<vid_t> reference = match::greedy_matching(g.global_vertex_count(), list);
-    for (Ordering o : orderings()) {
-      const DistGraph h = order_graph(world(), g, o, Balance::vertices, 1).graph;
-      const match::MatchResult r = match::match(world(), h, "nsr");
-      EXPECT_EQ(match::check_matching(world(), h, r.mate).message, "OK") << ordering_name(o);
-      std::vector<vid_t> mine;  // (input id, input id of mate)
-      for (lid_t l = 0; l < h.owned_count(); ++l) {
-        mine.push_back(h.input_id(l));
-        mine.push_back(r.mate[l] == match::kUnmatched ? match::kUnmatched
-                                                      : h.input_id(h.local_id(r.mate[l])));
+    for (Ordering o : orderings())
+      for (const std::string& algorithm : match::matching_algorithms()) {
+        const DistGraph h = order_graph(world(), g, o, Balance::vertices, 1).graph;
+        const match::MatchResult r = match::match(world(), h, "nsr", algorithm);
+        EXPECT_EQ(match::check_matching(world(), h, r.mate).message, "OK")
+            << ordering_name(o) << ' ' << algorithm;
+        std::vector<vid_t> mine;  // (input id, input id of mate)
+        for (lid_t l = 0; l < h.owned_count(); ++l) {
+          mine.push_back(h.input_id(l));
+          mine.push_back(r.mate[l] == match::kUnmatched ? match::kUnmatched
+                                                        : h.input_id(h.local_id(r.mate[l])));
+        }
+        const std::vector<vid_t> all = allgatherv(world(), mine);
+        std::vector<vid_t> mates(g.global_vertex_count());
+        for (size_t i = 0; i < all.size(); i += 2) mates[all[i]] = all[i + 1];
+        EXPECT_EQ(mates, reference) << ordering_name(o) << ' ' << algorithm;
       }
-      const std::vector<vid_t> all = allgatherv(world(), mine);
-      std::vector<vid_t> mates(g.global_vertex_count());
-      for (size_t i = 0; i < all.size(); i += 2) mates[all[i]] = all[i + 1];
-      EXPECT_EQ(mates, reference) << ordering_name(o);
-    }
   }
 }
 
