@@ -160,16 +160,7 @@ void write_permutation(const Comm& comm, const DistGraph& g, const std::string& 
   std::vector<Edge> pairs;
   for (lid_t l = 0; l < g.owned_count(); ++l)
     pairs.push_back(Edge{g.input_id(l), g.global_id(l), 0});
-  std::vector<std::uint64_t> counts(static_cast<size_t>(comm.size()), 0);
-  counts[0] = pairs.size();
-  std::vector<Edge> all = alltoallv(comm, pairs, counts);
-  collectively(comm.get(), [&] {
-    if (comm.rank() != 0) return;
-    std::sort(all.begin(), all.end(), [](const Edge& a, const Edge& b) { return a.u < b.u; });
-    write_file_atomically(path, [&](std::ostream& os) {
-      for (const Edge& e : all) os << e.u << ' ' << e.v << '\n';
-    });
-  });
+  write_id_pairs(comm, pairs, path);
 }
 
 void run_convert(const Comm& comm, const GraphOptions& go, const std::string& output,

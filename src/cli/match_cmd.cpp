@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "core/memory.hpp"
 #include "core/output.hpp"
+#include "graph/write_text.hpp"
 #include "kernels/match/match.hpp"
 
 namespace gc::cli {
@@ -139,16 +140,7 @@ void write_mates(const Comm& comm, const DistGraph& g, const std::vector<vid_t>&
     const vid_t u = g.input_id(v), w = g.input_id(g.local_id(mate[v]));
     if (u < w) pairs.push_back(Edge{u, w, 0});
   }
-  std::vector<std::uint64_t> counts(static_cast<size_t>(comm.size()), 0);
-  counts[0] = pairs.size();
-  std::vector<Edge> all = alltoallv(comm, pairs, counts);
-  collectively(comm.get(), [&] {
-    if (comm.rank() != 0) return;
-    std::sort(all.begin(), all.end(), [](const Edge& a, const Edge& b) { return a.u < b.u; });
-    write_file_atomically(path, [&](std::ostream& os) {
-      for (const Edge& e : all) os << e.u << ' ' << e.v << '\n';
-    });
-  });
+  write_id_pairs(comm, pairs, path);
 }
 
 CLI::Validator algorithm_validator() {
