@@ -62,9 +62,9 @@ std::string output_header(const Comm& comm, const LoadedGraph& loaded, const Bfs
                           std::size_t keys) {
   const DistGraph& g = loaded.graph;
   std::string out =
-      fmt::format("bfs {} on {} ranks ({}): |V| = {}, |E| = {}\n",
+      fmt::format("bfs {} on {} ranks ({}): |V| = {}, |E| = {}{}\n",
                   loaded.description["spec"].get<std::string>(), comm.size(), mpi_library_version(),
-                  g.global_vertex_count(), g.global_edge_count());
+                  g.global_vertex_count(), g.global_edge_count(), ordering_note(loaded));
   if (o.scale == 0)
     out +=
         "note: not a Kronecker graph of the specification: nedge counts the graph's "
@@ -170,26 +170,31 @@ nlohmann::json run_json(const ConfigRun& r) {
   return j;
 }
 
-// One "vertex level" line per reached vertex, in the input's 0-based ids.
+// One "vertex level" line per reached vertex, in the input's 0-based ids
+// (also when reordered or partitioned), by increasing id.
 void write_levels(const Comm& comm, const DistGraph& g, const bfs::SearchResult& s,
                   const std::string& path) {
-  std::vector<std::uint64_t> mine;
+  struct VertexLevel {
+    std::uint64_t vertex, level;
+  };
+  std::vector<VertexLevel> mine;
   for (lid_t l = 0; l < g.owned_count(); ++l)
-    if (s.level[l] != bfs::kUnreached) {
-      mine.push_back(g.global_id(l));
-      mine.push_back(static_cast<std::uint64_t>(s.level[l]));
-    }
-  const std::vector<std::uint64_t> all = allgatherv(comm, mine);  // increasing ids
+    if (s.level[l] != bfs::kUnreached)
+      mine.push_back({g.input_id(l), static_cast<std::uint64_t>(s.level[l])});
+  std::vector<VertexLevel> all = allgatherv(comm, mine);
   collectively(comm.get(), [&] {
     if (comm.rank() != 0) return;
+    std::sort(all.begin(), all.end(),
+              [](const VertexLevel& a, const VertexLevel& b) { return a.vertex < b.vertex; });
     write_file_atomically(path, [&](std::ostream& os) {
-      for (size_t i = 0; i < all.size(); i += 2) os << all[i] << ' ' << all[i + 1] << '\n';
+      for (const VertexLevel& e : all) os << e.vertex << ' ' << e.level << '\n';
     });
   });
 }
 
 ConfigRun run_configuration(const Comm& comm, const bfs::BfsGraph& bg,
                             const bfs::Configuration& config, const std::vector<vid_t>& keys,
+                            const std::vector<vid_t>& key_names,
                             const std::vector<std::uint32_t>& tuple_counts, const BfsOptions& o,
                             const std::string& levels_path) {
   ConfigRun run;
@@ -200,13 +205,14 @@ ConfigRun run_configuration(const Comm& comm, const bfs::BfsGraph& bg,
   run.setup_seconds = engine.setup_seconds();
   for (std::size_t k = 0; k < keys.size(); ++k) {
     if (k % 16 == 0)
-      Progress::say(comm, "{}: search {}/{} from {}", config.name(), k + 1, keys.size(), keys[k]);
+      Progress::say(comm, "{}: search {}/{} from {}", config.name(), k + 1, keys.size(),
+                    key_names[k]);
     bfs::SearchResult s = engine.search(keys[k], o.profile);
     PhaseTimer validate_timer(comm);
     const std::string verdict = bfs::validate(comm, g, keys[k], s.parent);
     run.figures.validate_seconds.push_back(validate_timer.stop());
     if (verdict != "OK" && run.validation == "OK")
-      run.validation = fmt::format("FAILED from {}: {}", keys[k], verdict);
+      run.validation = fmt::format("FAILED from {}: {}", key_names[k], verdict);
     // nedge: input tuples in the component (Kronecker graphs) or undirected edges.
     std::uint64_t ends = 0;
     for (lid_t l = 0; l < g.owned_count(); ++l)
@@ -219,6 +225,7 @@ ConfigRun run_configuration(const Comm& comm, const bfs::BfsGraph& bg,
     run.shared += s.shared;
     if (k == 0 && !levels_path.empty()) write_levels(comm, g, s, levels_path);
     if (o.profile) {
+      s.root = key_names[k];  // printed: the input's id
       s.parent.clear();
       s.level.clear();
       run.profiles.push_back(std::move(s));
@@ -241,8 +248,10 @@ void run_bfs(const Comm& comm, const Invocation& inv, BfsOptions& o) {
   double counting_seconds = 0;  // counting input tuples for nedge: neither kernel 1 nor generation
   std::string spec = o.graph.spec;
   if (o.scale > 0) {
-    if (o.graph.distribution != "block")
-      fail_everywhere("--scale runs the Graph500 distribution (block): drop --distribution");
+    if (o.graph.distribution != "block" || load.ordering != Ordering::none)
+      fail_everywhere(
+          "--scale runs the Graph500 distribution (block): drop --distribution, --reorder and "
+          "--partition, or use --graph rmat:SCALE");
     spec = fmt::format("rmat:{},ef={}", o.scale, o.edgefactor);
     load.inspect_edges = [&](const std::vector<Edge>& edges) {
       const vid_t n = vid_t{1} << o.scale;
@@ -260,26 +269,28 @@ void run_bfs(const Comm& comm, const Invocation& inv, BfsOptions& o) {
   const double generation_seconds = loaded.seconds - loaded.build_seconds - counting_seconds;
   const double construction_seconds = loaded.build_seconds + bfs_graph_seconds;
 
-  std::vector<vid_t> keys;
+  std::vector<vid_t> keys;  // graph ids (the input's unless reordered or partitioned)
   if (o.root >= 0) {
-    const vid_t v = static_cast<vid_t>(o.root);
-    if (v >= g.global_vertex_count())
-      fail_everywhere(fmt::format("--root {} is not a vertex (the graph has {}, 0-based)", v,
+    if (static_cast<vid_t>(o.root) >= g.global_vertex_count())
+      fail_everywhere(fmt::format("--root {} is not a vertex (the graph has {}, 0-based)", o.root,
                                   g.global_vertex_count()));
+    const vid_t v = graph_ids_of(comm, g, {static_cast<vid_t>(o.root)}).front();
     const std::uint64_t degree =
         sum_over_ranks(comm, g.is_owned(v) ? g.degree(v - g.first_owned()) : eid_t{0});
     if (degree == 0)
-      fail_everywhere(fmt::format("--root {} has no edges (Graph500 keys have degree >= 1)", v));
+      fail_everywhere(
+          fmt::format("--root {} has no edges (Graph500 keys have degree >= 1)", o.root));
     keys = {v};
   } else {
     keys = bfs::choose_keys(comm, g, o.roots, o.graph.seed);
     if (keys.empty()) fail_everywhere("the graph has no edges: no search key");
   }
 
+  const std::vector<vid_t> key_names = input_ids_of(comm, g, keys);  // for outputs
   if (comm.rank() == 0) std::fputs(output_header(comm, loaded, o, keys.size()).c_str(), stdout);
   std::vector<ConfigRun> runs;
   for (std::size_t c = 0; c < configs.size(); ++c) {
-    runs.push_back(run_configuration(comm, bg, configs[c], keys, tuple_counts, o,
+    runs.push_back(run_configuration(comm, bg, configs[c], keys, key_names, tuple_counts, o,
                                      c == 0 ? o.levels : std::string()));
     bfs::Graph500Figures& f = runs.back().figures;
     f.scale = o.scale;
@@ -301,11 +312,11 @@ void run_bfs(const Comm& comm, const Invocation& inv, BfsOptions& o) {
     nlohmann::json doc = result_envelope(comm, "bfs", inv.argc, inv.argv);
     doc["input"] = loaded.description;
     doc["graph"] = {{"vertices", g.global_vertex_count()}, {"edges", g.global_edge_count()}};
-    doc["timings"] = {{"load_seconds", loaded.seconds},
-                      {"graph_generation", generation_seconds},
-                      {"construction_time", construction_seconds},
-                      {"tuple_counting_seconds", counting_seconds}};
-    doc["keys"] = keys;
+    doc["timings"] = load_timings(loaded);
+    doc["timings"].update({{"graph_generation", generation_seconds},
+                           {"construction_time", construction_seconds},
+                           {"tuple_counting_seconds", counting_seconds}});
+    doc["keys"] = key_names;
     doc["valid_graph500_run"] = o.scale > 0 && keys.size() >= 64;
     doc["runs"] = nlohmann::json::array();
     for (const ConfigRun& r : runs) doc["runs"].push_back(run_json(r));
@@ -336,10 +347,7 @@ void add_bfs_command(CLI::App& app, Runner& run) {
   graph->excludes(scale);
   cmd->add_option("--seed", o.graph.seed, "Seed of the generator and of the search keys")
       ->capture_default_str();
-  cmd->add_option("--distribution", o.graph.distribution,
-                  "1D distribution of --graph: block or edges")
-      ->check(CLI::IsMember({"block", "edges"}))
-      ->capture_default_str();
+  add_distribution_options(*cmd, o.graph);
   cmd->add_option("--algorithm", o.algorithm,
                   "top-down, replicated or direction-optimizing (default: direction-optimizing)")
       ->check(CLI::IsMember({"top-down", "replicated", "direction-optimizing"}));

@@ -1,4 +1,7 @@
 // graphcomm graph stats | convert
+#include <algorithm>
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
@@ -14,6 +17,9 @@ LoadOptions GraphOptions::load_options() const {
   LoadOptions o;
   o.seed = seed;
   o.balance = distribution == "edges" ? Balance::edges : Balance::vertices;
+  if (reorder != "none" && partition != "none")
+    fail_everywhere(fmt::format("--reorder {} and --partition {}: choose one", reorder, partition));
+  o.ordering = parse_ordering(reorder != "none" ? reorder : partition);
   o.weights = weights == "seed"     ? WeightSource::seed
               : weights == "column" ? WeightSource::column
                                     : WeightSource::file;
@@ -24,15 +30,45 @@ void add_graph_options(CLI::App& app, GraphOptions& options) {
   app.add_option("-g,--graph", options.spec, graph_spec_help())->required();
   app.add_option("--seed", options.seed, "Seed of every random choice (generators, weights)")
       ->capture_default_str();
-  app.add_option("--distribution", options.distribution,
-                 "1D distribution: block (equal vertex ranges) or edges (edge-balanced ranges)")
-      ->check(CLI::IsMember({"block", "edges"}))
-      ->capture_default_str();
+  add_distribution_options(app, options);
   app.add_option("--weights", options.weights,
                  "Edge weights: file (where the format has them, else from the seed), seed "
                  "(always from the seed), column (third column of the file, required)")
       ->check(CLI::IsMember({"file", "seed", "column"}))
       ->capture_default_str();
+}
+
+void add_distribution_options(CLI::App& app, GraphOptions& options) {
+  app.add_option("--distribution", options.distribution,
+                 "1D distribution: block (equal vertex ranges) or edges (edge-balanced ranges); "
+                 "with --reorder, ranges of the new order; with --partition, what the parts "
+                 "balance (vertices, or degree+1 per vertex)")
+      ->check(CLI::IsMember({"block", "edges"}))
+      ->capture_default_str();
+  app.add_option("--reorder", options.reorder,
+                 "Relabel the vertices before cutting ranges: rcm (reverse Cuthill-McKee, "
+                 "distributed) or none; outputs keep the input's ids")
+      ->check(CLI::IsMember({"none", "rcm"}))
+      ->capture_default_str();
+  app.add_option("--partition", options.partition,
+                 "Rank p owns part p of a k-way partition (k = ranks): scotch (PT-Scotch, "
+                 "distributed), metis (METIS on the graph gathered to rank 0) or none; outputs "
+                 "keep the input's ids")
+      ->check(CLI::IsMember({"none", "scotch", "metis"}))
+      ->capture_default_str();
+}
+
+std::string ordering_note(const LoadedGraph& loaded) {
+  const std::string ordering = loaded.description.value("ordering", "none");
+  if (ordering == "none") return "";
+  return fmt::format(", ordered by {} in {:.3f} s, relabeled in {:.3f} s", ordering,
+                     loaded.order_seconds, loaded.relabel_seconds);
+}
+
+nlohmann::json load_timings(const LoadedGraph& loaded) {
+  return {{"load_seconds", loaded.seconds},
+          {"order_seconds", loaded.order_seconds},
+          {"relabel_seconds", loaded.relabel_seconds}};
 }
 
 namespace {
@@ -42,12 +78,21 @@ std::string summary_row(const char* name, const Summary& s) {
                      s.max, s.avg, s.stddev, s.total);
 }
 
-void print_stats(const Comm& comm, const LoadedGraph& loaded, const GraphStats& s) {
+// One row of the process-graph comparison (the matching study's Tables V-VI).
+std::string process_row(const std::string& name, const GraphStats& s) {
+  return fmt::format("  {:<16} {:>12} {:>8} {:>8.0f} {:>8.2f} {:>8.2f} {:>12.0f} {:>12.0f}\n", name,
+                     s.cut_edges, s.process_edges, s.process_degree.max, s.process_degree.avg,
+                     s.process_degree.stddev, s.edges_with_ghosts.max, s.local_edges.max);
+}
+
+void print_stats(const Comm& comm, const LoadedGraph& loaded, const GraphStats& s,
+                 const GraphStats* before) {
   if (comm.rank() != 0) return;
   std::string out;
-  out += fmt::format("graph {} on {} ranks ({}), loaded in {:.3f} s\n",
+  const std::string ordering = loaded.description["ordering"].get<std::string>();
+  out += fmt::format("graph {} on {} ranks ({}), loaded in {:.3f} s{}\n",
                      loaded.description["spec"].get<std::string>(), comm.size(),
-                     mpi_library_version(), loaded.seconds);
+                     mpi_library_version(), loaded.seconds, ordering_note(loaded));
   out += fmt::format("  |V| = {}   |E| = {}   isolated = {}\n", s.vertices, s.edges, s.isolated);
   out += fmt::format("  degree: min {:.0f}  max {:.0f}  avg {:.2f}  sigma {:.2f}\n", s.degree.min,
                      s.degree.max, s.degree.avg, s.degree.stddev);
@@ -56,6 +101,13 @@ void print_stats(const Comm& comm, const LoadedGraph& loaded, const GraphStats& 
       "{:.2f}\n\n",
       s.cut_edges, s.process_edges, s.process_degree.max, s.process_degree.avg,
       s.process_degree.stddev);
+  if (before) {
+    out += fmt::format("  {:<16} {:>12} {:>8} {:>8} {:>8} {:>8} {:>12} {:>12}\n", "distribution",
+                       "cut", "|Ep|", "d_max", "d_avg", "sigma_d", "max |E'|", "max edges");
+    out += process_row("block (input)", *before);
+    out += process_row(ordering, s);
+    out += "\n";
+  }
   out += fmt::format("  {:>6} {:>14} {:>14} {:>14} {:>14} {:>12} {:>8}\n", "rank", "owned", "edges",
                      "ghosts", "|E'|", "cut", "d_proc");
   for (size_t r = 0; r < s.ranks.size(); ++r) {
@@ -76,15 +128,26 @@ void print_stats(const Comm& comm, const LoadedGraph& loaded, const GraphStats& 
 
 void run_stats(const Comm& comm, const Invocation& inv, const GraphOptions& go,
                const std::string& json_path) {
-  LoadedGraph loaded = load_graph(comm, go.spec, go.load_options());
+  LoadOptions lo = go.load_options();
+  std::optional<GraphStats> before;
+  lo.inspect_unordered = [&](const DistGraph& g) {
+    Progress::say(comm, "computing statistics of the input order (block)");
+    before = compute_stats(comm, g);
+  };
+  LoadedGraph loaded = load_graph(comm, go.spec, lo);
   Progress::say(comm, "computing statistics");
   GraphStats stats = compute_stats(comm, loaded.graph);
-  print_stats(comm, loaded, stats);
+  print_stats(comm, loaded, stats, before ? &*before : nullptr);
   if (!json_path.empty()) {
     nlohmann::json doc = result_envelope(comm, "graph stats", inv.argc, inv.argv);
     doc["input"] = loaded.description;
-    doc["timings"] = {{"load_seconds", loaded.seconds}};
+    doc["timings"] = load_timings(loaded);
     doc.update(to_json(stats));
+    if (before) {
+      const nlohmann::json b = to_json(*before);
+      doc["before_ordering"] = {{"distribution", b["distribution"]},
+                                {"process_graph", b["process_graph"]}};
+    }
     const double rss = static_cast<double>(peak_rss_bytes());
     doc["memory"] = {{"peak_rss_bytes_max", max_over_ranks(comm, rss)},
                      {"peak_rss_bytes_mean", sum_over_ranks(comm, rss) / comm.size()}};
@@ -92,8 +155,16 @@ void run_stats(const Comm& comm, const Invocation& inv, const GraphOptions& go,
   }
 }
 
+// "input_id new_id" per vertex, by input id (0-based): the ordering's permutation.
+void write_permutation(const Comm& comm, const DistGraph& g, const std::string& path) {
+  std::vector<Edge> pairs;
+  for (lid_t l = 0; l < g.owned_count(); ++l)
+    pairs.push_back(Edge{g.input_id(l), g.global_id(l), 0});
+  write_id_pairs(comm, pairs, path);
+}
+
 void run_convert(const Comm& comm, const GraphOptions& go, const std::string& output,
-                 std::string format) {
+                 std::string format, const std::string& permutation) {
   if (format.empty()) {
     auto ends = [&](const char* s) {
       std::string suffix(s);
@@ -110,6 +181,14 @@ void run_convert(const Comm& comm, const GraphOptions& go, const std::string& ou
           fmt::format("{}: cannot tell the output format from the name; give --format", output));
   }
   LoadedGraph loaded = load_graph(comm, go.spec, go.load_options());
+  if (!permutation.empty()) write_permutation(comm, loaded.graph, permutation);
+  if (loaded.graph.relabeled()) {
+    // The file names vertices as the input did: relabel back.
+    std::vector<vid_t> input(loaded.graph.owned_count());
+    for (lid_t l = 0; l < loaded.graph.owned_count(); ++l) input[l] = loaded.graph.input_id(l);
+    loaded.graph = relabel(comm, loaded.graph, input,
+                           Distribution::block(loaded.graph.global_vertex_count(), comm.size()));
+  }
   Progress::say(comm, "writing {} ({})", output, format);
   PhaseTimer timer(comm);
   if (format == "mel")
@@ -147,16 +226,19 @@ void add_graph_commands(CLI::App& app, Runner& run) {
   });
 
   static GraphOptions convert_options;
-  static std::string output, format;
+  static std::string output, format, permutation;
   CLI::App* convert = graph->add_subcommand("convert", "Write a graph in another format");
   convert->fallthrough();
   add_graph_options(*convert, convert_options);
   convert->add_option("-o,--output", output, "Output file")->required();
   convert->add_option("--format", format, "mel, gcg, mtx or el (default: from the output name)")
       ->check(CLI::IsMember({"mel", "gcg", "mtx", "el"}));
+  convert->add_option("--permutation", permutation,
+                      "With --reorder/--partition: write 'input_id new_id' per vertex (0-based); "
+                      "the graph itself is written in the input's ids");
   convert->callback([&run] {
     run = [](const Comm& comm, const Invocation&) {
-      run_convert(comm, convert_options, output, format);
+      run_convert(comm, convert_options, output, format, permutation);
     };
   });
 }

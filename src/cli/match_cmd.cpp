@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "core/memory.hpp"
 #include "core/output.hpp"
+#include "graph/write_text.hpp"
 #include "kernels/match/match.hpp"
 
 namespace gc::cli {
@@ -63,10 +64,10 @@ void print_table(const Comm& comm, const LoadedGraph& loaded, const std::vector<
   if (comm.rank() != 0) return;
   const DistGraph& g = loaded.graph;
   std::string out = fmt::format(
-      "match {} on {} ranks ({}): |V| = {}, |E| = {}, loaded in {:.3f} s\n"
+      "match {} on {} ranks ({}): |V| = {}, |E| = {}, loaded in {:.3f} s{}\n"
       "process graph: |Ep| = {}, d_max = {}\n\n",
       loaded.description["spec"].get<std::string>(), comm.size(), mpi_library_version(),
-      g.global_vertex_count(), g.global_edge_count(), loaded.seconds,
+      g.global_vertex_count(), g.global_edge_count(), loaded.seconds, ordering_note(loaded),
       loaded.description.value("process_edges", 0), loaded.description.value("process_dmax", 0));
   out += fmt::format(
       "{:<6} {:<12} {:>9} {:>9} {:>9} {:>9} {:>16} {:>10} {:>7} {:>6} {:>11} {:>10} {:>10} {:>9} "
@@ -129,23 +130,17 @@ void print_profiles(const Comm& comm, const std::vector<ModelRun>& runs) {
 }
 
 // One "u v" line per matched edge (u < v), sorted, 0-based: the input's ids
-// for generators and edge lists, the file's ids minus one for 1-based formats.
+// for generators and edge lists (also when reordered or partitioned), the
+// file's ids minus one for 1-based formats.
 void write_mates(const Comm& comm, const DistGraph& g, const std::vector<vid_t>& mate,
                  const std::string& path) {
   std::vector<Edge> pairs;
-  for (lid_t v = 0; v < g.owned_count(); ++v)
-    if (mate[v] != match::kUnmatched && g.global_id(v) < mate[v])
-      pairs.push_back(Edge{g.global_id(v), mate[v], 0});
-  std::vector<std::uint64_t> counts(static_cast<size_t>(comm.size()), 0);
-  counts[0] = pairs.size();
-  std::vector<Edge> all = alltoallv(comm, pairs, counts);
-  collectively(comm.get(), [&] {
-    if (comm.rank() != 0) return;
-    std::sort(all.begin(), all.end(), [](const Edge& a, const Edge& b) { return a.u < b.u; });
-    write_file_atomically(path, [&](std::ostream& os) {
-      for (const Edge& e : all) os << e.u << ' ' << e.v << '\n';
-    });
-  });
+  for (lid_t v = 0; v < g.owned_count(); ++v) {
+    if (mate[v] == match::kUnmatched) continue;
+    const vid_t u = g.input_id(v), w = g.input_id(g.local_id(mate[v]));
+    if (u < w) pairs.push_back(Edge{u, w, 0});
+  }
+  write_id_pairs(comm, pairs, path);
 }
 
 CLI::Validator algorithm_validator() {
@@ -191,7 +186,7 @@ void run_match(const Comm& comm, const Invocation& inv, const MatchOptions& mo) 
     doc["input"] = loaded.description;
     doc["graph"] = {{"vertices", loaded.graph.global_vertex_count()},
                     {"edges", loaded.graph.global_edge_count()}};
-    doc["timings"] = {{"load_seconds", loaded.seconds}};
+    doc["timings"] = load_timings(loaded);
     doc["runs"] = nlohmann::json::array();
     for (const ModelRun& r : runs) doc["runs"].push_back(run_json(r));
     write_json_on_root(comm, mo.json, doc);

@@ -23,6 +23,7 @@ struct NbrOptions {
   bool nonblocking = false, check = false;
   int theta = 0, ranks_per_node = 0, iters = 100, repeat = 3;
   std::uint64_t seed = 1;
+  GraphOptions graph;  // --distribution, --reorder, --partition of graph: topologies
 };
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -72,6 +73,11 @@ void topology_lists(const Comm& comm, const NbrOptions& o, std::vector<int>& sou
   const auto colon = t.find(':');
   const std::string kind = t.substr(0, colon),
                     rest = colon == std::string::npos ? "" : t.substr(colon + 1);
+  if (kind != "graph" && (o.graph.distribution != "block" || o.graph.reorder != "none" ||
+                          o.graph.partition != "none")) {
+    fail_everywhere(fmt::format(
+        "--topology {}: --distribution, --reorder and --partition apply to graph: topologies", t));
+  }
   if (kind == "moore") {
     const auto parts = split(rest, ':');
     if (parts.size() != 2) fail_everywhere(fmt::format("--topology {}: expected moore:D:R", t));
@@ -87,8 +93,9 @@ void topology_lists(const Comm& comm, const NbrOptions& o, std::vector<int>& sou
     nbr::local_lists(nbr::file_topology(comm.get(), rest), comm.rank(), sources, destinations);
   } else if (kind == "graph") {
     // The process graph of a distributed graph: the ranks sharing cut edges.
-    LoadOptions lo;
-    lo.seed = o.seed;
+    GraphOptions go = o.graph;
+    go.seed = o.seed;
+    const LoadOptions lo = go.load_options();
     const LoadedGraph loaded = load_graph(comm, rest, lo);
     sources = destinations = loaded.graph.ghost_relation().ranks;
   } else {
@@ -334,6 +341,7 @@ void add_nbr_command(CLI::App& app, Runner& run) {
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
   cmd->add_option("--seed", o.seed, "Seed of random topologies and graphs")->capture_default_str();
+  add_distribution_options(*cmd, o.graph);
   cmd->add_flag("--check", o.check, "Compare every result with the library's blocking collective");
   cmd->add_option("--json", o.json, "Write the results as JSON");
   cmd->add_option("--save-topology", o.save_topology,

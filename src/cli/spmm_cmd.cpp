@@ -72,6 +72,7 @@ void add_spmm_command(CLI::App& app, Runner& run) {
   cmd->add_option("-m,--matrix", o.graph.spec, graph_spec_help())->required();
   cmd->add_option("--seed", o.graph.seed, "Seed of generated matrices and weights")
       ->capture_default_str();
+  add_distribution_options(*cmd, o.graph);
   cmd->add_option("--method", o.method, "allgather, neighbor, combined or all")
       ->check(CLI::IsMember({"allgather", "neighbor", "combined", "all"}))
       ->capture_default_str();

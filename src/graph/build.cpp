@@ -117,16 +117,81 @@ Distribution edge_balanced(const Comm& comm, const Distribution& current,
   return Distribution::from_offsets(std::move(global));
 }
 
-DistGraph redistribute(const Comm& comm, const DistGraph& g, const Distribution& target) {
+std::vector<vid_t> ghost_values(const Comm& comm, const DistGraph& g,
+                                const std::vector<vid_t>& owned_values) {
+  // Ghosts are sorted by global id, hence grouped by owner in rank order: ask
+  // each owner for its block of them, and it answers in the same order.
+  const GhostRelation& rel = g.ghost_relation();
+  std::vector<std::uint64_t> counts(static_cast<size_t>(comm.size()), 0), asked_counts;
+  for (size_t i = 0; i < rel.ranks.size(); ++i)
+    counts[static_cast<size_t>(rel.ranks[i])] = rel.ghost_end[i] - rel.ghost_begin[i];
+  std::vector<vid_t> asked = alltoallv(comm, g.ghosts(), counts, &asked_counts);
+  for (vid_t& v : asked) v = owned_values[v - g.first_owned()];
+  return alltoallv(comm, asked, asked_counts);
+}
+
+namespace {
+
+// redistribute (new_ids null) and relabel in one.
+DistGraph relayout(const Comm& comm, const DistGraph& g, const std::vector<vid_t>* new_ids,
+                   const Distribution& target) {
+  const bool renaming = new_ids != nullptr;
+  if (renaming && new_ids->size() != g.owned_count())
+    fail("internal: relabel needs one new id per owned vertex");
+  const lid_t owned = g.owned_count();
+  std::vector<vid_t> ghost_new;
+  if (renaming) ghost_new = ghost_values(comm, g, *new_ids);
+  auto new_id = [&](lid_t l) {
+    if (!renaming) return g.global_id(l);
+    return l < owned ? (*new_ids)[l] : ghost_new[l - owned];
+  };
   std::vector<Edge> edges;
   edges.reserve(g.local_edge_count());
-  for (lid_t l = 0; l < g.owned_count(); ++l) {
+  for (lid_t l = 0; l < owned; ++l) {
     auto nbrs = g.neighbors(l);
     auto ws = g.weights(l);
-    for (size_t j = 0; j < nbrs.size(); ++j)
-      edges.push_back(Edge{g.global_id(l), g.global_id(nbrs[j]), ws[j]});
+    const vid_t u = new_id(l);
+    for (size_t j = 0; j < nbrs.size(); ++j) edges.push_back(Edge{u, new_id(nbrs[j]), ws[j]});
   }
-  return assemble(comm, target, std::move(edges), false);
+  ghost_new = {};
+  const bool track_input = renaming || g.relabeled();
+  // Each vertex's input id travels to its new owner (as an edge record to itself).
+  std::vector<Edge> names;
+  if (track_input) {
+    std::vector<std::uint64_t> counts(static_cast<size_t>(comm.size()), 0);
+    std::vector<std::pair<int, Edge>> tagged;
+    tagged.reserve(owned);
+    for (lid_t l = 0; l < owned; ++l) {
+      const vid_t v = new_id(l);
+      const int r = target.owner_of(v);
+      ++counts[static_cast<size_t>(r)];
+      tagged.emplace_back(r, Edge{v, g.input_id(l), 0});
+    }
+    std::stable_sort(tagged.begin(), tagged.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& t : tagged) names.push_back(t.second);
+    names = alltoallv(comm, names, counts);
+  }
+  DistGraph out = assemble(comm, target, std::move(edges), false);
+  if (track_input) {
+    std::vector<vid_t> input(out.owned_count());
+    for (const Edge& e : names) input[e.u - out.first_owned()] = e.v;
+    std::vector<vid_t> ghosts = ghost_values(comm, out, input);
+    input.insert(input.end(), ghosts.begin(), ghosts.end());
+    out.set_input_ids(std::move(input));
+  }
+  return out;
+}
+
+}  // namespace
+
+DistGraph redistribute(const Comm& comm, const DistGraph& g, const Distribution& target) {
+  return relayout(comm, g, nullptr, target);
+}
+
+DistGraph relabel(const Comm& comm, const DistGraph& g, const std::vector<vid_t>& new_ids,
+                  const Distribution& target) {
+  return relayout(comm, g, &new_ids, target);
 }
 
 }  // namespace gc

@@ -25,7 +25,20 @@ DistGraph build_graph(const Comm& comm, vid_t n, std::vector<Edge> edges,
 Distribution edge_balanced(const Comm& comm, const Distribution& current,
                            const std::vector<eid_t>& offsets);
 
-// Re-lays a graph out on another distribution (same global graph).
+// Re-lays a graph out on another distribution (same global graph, same ids;
+// input ids follow the vertices).
 DistGraph redistribute(const Comm& comm, const DistGraph& g, const Distribution& target);
+
+// Relabels a graph: owned vertex l becomes new_ids[l] (a permutation of the
+// global ids, over all ranks), and the result is laid out on `target`, a
+// distribution of the new ids. Weights follow their edges; input_id() of the
+// result still names every vertex as the input did.
+DistGraph relabel(const Comm& comm, const DistGraph& g, const std::vector<vid_t>& new_ids,
+                  const Distribution& target);
+
+// For every ghost of g (in local id order), the value its owner holds for it
+// in `owned_values` (one per owned vertex). Collective.
+std::vector<vid_t> ghost_values(const Comm& comm, const DistGraph& g,
+                                const std::vector<vid_t>& owned_values);
 
 }  // namespace gc

@@ -64,6 +64,13 @@ DistGraph::DistGraph(const Comm& comm, Distribution dist, std::vector<eid_t> off
   global_edges_ = sum_over_ranks<std::uint64_t>(comm, local_edge_count()) / 2;
 }
 
+void DistGraph::set_input_ids(std::vector<vid_t> ids) {
+  if (ids.size() != owned_count() + ghost_count())
+    fail("internal: input ids must cover every owned vertex and ghost");
+  input_ids_ = std::move(ids);
+  relabeled_ = true;
+}
+
 lid_t DistGraph::local_id(vid_t v) const {
   if (is_owned(v)) return v - first_owned();
   auto it = std::lower_bound(ghosts_.begin(), ghosts_.end(), v);

@@ -3,6 +3,12 @@
 // over local ids) and sees the other endpoints as ghosts. Local ids number the
 // owned vertices 0..owned_count()-1 (global id begin+i) and then the ghosts in
 // increasing global id, hence grouped by owner rank.
+//
+// A graph may have been relabeled (reordered or partitioned, graph/order.hpp):
+// its global ids are then not the input's, and input_id(l) maps every local
+// vertex, owned or ghost, back to the id it had in the input. Outputs that name
+// vertices, and orders that must not depend on the labeling (the matching's tie
+// break), use input ids.
 #pragma once
 
 #include <algorithm>
@@ -58,6 +64,14 @@ class DistGraph {
   lid_t local_id(vid_t v) const;
   int ghost_owner(lid_t l) const { return ghost_owner_[l - owned_count()]; }
 
+  // The input's id of local vertex l (its global id unless relabeled).
+  vid_t input_id(lid_t l) const { return relabeled_ ? input_ids_[l] : global_id(l); }
+  // The same on every rank.
+  bool relabeled() const { return relabeled_; }
+  // Sets the input ids of every local vertex (owned, then ghosts): graph/build.cpp
+  // does, on every rank, when it relabels.
+  void set_input_ids(std::vector<vid_t> ids);
+
   // CSR of owned vertex l (local targets and weights).
   eid_t degree(lid_t l) const { return offsets_[l + 1] - offsets_[l]; }
   std::span<const lid_t> neighbors(lid_t l) const {
@@ -81,6 +95,8 @@ class DistGraph {
   std::vector<weight_t> weights_;
   std::vector<vid_t> ghosts_;  // sorted global ids
   std::vector<int> ghost_owner_;
+  std::vector<vid_t> input_ids_;  // per local id, when relabeled
+  bool relabeled_ = false;
   GhostRelation relation_;
 };
 

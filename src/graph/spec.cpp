@@ -133,7 +133,8 @@ const char* graph_spec_help() {
          "                 (.mtx .txt/.edges/.el .tsv .bin/.mel .gcg, optionally .gz)";
 }
 
-LoadedGraph load_graph(const Comm& comm, const std::string& spec, const LoadOptions& options) {
+static LoadedGraph load_input(const Comm& comm, const std::string& spec,
+                              const LoadOptions& options) {
   PhaseTimer timer(comm);
   const std::string kind = spec.substr(0, spec.find(':'));
   const bool generator =
@@ -143,7 +144,8 @@ LoadedGraph load_graph(const Comm& comm, const std::string& spec, const LoadOpti
   LoadedGraph out;
   nlohmann::json desc = {{"spec", spec},
                          {"seed", options.seed},
-                         {"distribution", options.balance == Balance::edges ? "edges" : "block"}};
+                         {"distribution", options.balance == Balance::edges ? "edges" : "block"},
+                         {"ordering", "none"}};
 
   if (kind == "rmat" || kind == "kronecker") {
     Params p(spec, parsed);
@@ -286,6 +288,32 @@ LoadedGraph load_graph(const Comm& comm, const std::string& spec, const LoadOpti
   out.seconds = timer.stop();
   desc["id_base"] = out.id_base;
   out.description = std::move(desc);
+  return out;
+}
+
+std::string ordering_option(Ordering o) {
+  return fmt::format("{} {}", o == Ordering::rcm ? "--reorder" : "--partition", ordering_name(o));
+}
+
+LoadedGraph load_graph(const Comm& comm, const std::string& spec, const LoadOptions& options) {
+  if (options.ordering == Ordering::none) return load_input(comm, spec, options);
+  const std::string why = ordering_unavailable(options.ordering);
+  if (!why.empty()) fail_everywhere(fmt::format("{}: {}", ordering_option(options.ordering), why));
+  LoadOptions input = options;
+  input.balance = Balance::vertices;
+  LoadedGraph out = load_input(comm, spec, input);
+  out.description["distribution"] = options.balance == Balance::edges ? "edges" : "block";
+  out.description["ordering"] = ordering_name(options.ordering);
+  if (options.inspect_unordered) options.inspect_unordered(out.graph);
+  Progress::say(comm, "{}",
+                options.ordering == Ordering::rcm
+                    ? "ordering by reverse Cuthill-McKee"
+                    : fmt::format("partitioning by {}", ordering_name(options.ordering)));
+  OrderedGraph ordered =
+      order_graph(comm, out.graph, options.ordering, options.balance, options.seed);
+  out.graph = std::move(ordered.graph);
+  out.order_seconds = ordered.order_seconds;
+  out.relabel_seconds = ordered.relabel_seconds;
   return out;
 }
 

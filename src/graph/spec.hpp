@@ -15,6 +15,7 @@
 #include "core/mpi.hpp"
 #include "graph/build.hpp"
 #include "graph/dist_graph.hpp"
+#include "graph/order.hpp"
 #include "graph/read_text.hpp"
 
 namespace gc {
@@ -22,10 +23,16 @@ namespace gc {
 struct LoadOptions {
   std::uint64_t seed = 1;
   Balance balance = Balance::vertices;
+  // Relabel after loading (graph/order.hpp): the graph is then loaded on
+  // equal blocks, ordered, and cut by `balance` (rcm) or by the parts.
+  Ordering ordering = Ordering::none;
   WeightSource weights = WeightSource::file;
   // Generators and edge-list files: called on every rank with its share of
   // the input edge list (self-loops and duplicates still in), before the build.
   std::function<void(const std::vector<Edge>&)> inspect_edges;
+  // With an ordering: called on every rank with the graph as loaded, before
+  // it is ordered (input ids, equal blocks).
+  std::function<void(const DistGraph&)> inspect_unordered;
 };
 
 struct LoadedGraph {
@@ -35,10 +42,16 @@ struct LoadedGraph {
   double seconds = 0;          // generation/reading and distribution, max over ranks
   double build_seconds = 0;    // generators: building the CSR from the edge list (part of
                                // seconds; Graph500's kernel 1), max over ranks
+  double order_seconds = 0;    // computing the ordering or partition (not in seconds), max
+  double relabel_seconds = 0;  // relabeling the graph by it (not in seconds), max over ranks
 };
 
 // Collective. Bad specifications and bad files raise an agreed gc::Error.
+// With an ordering, the graph's ids are the new ones and input_id() maps back.
 LoadedGraph load_graph(const Comm& comm, const std::string& spec, const LoadOptions& options);
+
+// "--reorder rcm" / "--partition metis": how the user asked for an ordering.
+std::string ordering_option(Ordering o);
 
 // The specification's syntax, for --help texts.
 const char* graph_spec_help();

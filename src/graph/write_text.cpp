@@ -1,8 +1,11 @@
 #include "graph/write_text.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/mpi_file.hpp"
+#include "core/output.hpp"
 
 namespace gc {
 
@@ -58,6 +61,19 @@ void write_edge_list(const Comm& comm, const DistGraph& g, const std::string& pa
     fmt::format_to(std::back_inserter(body), "{}\t{}\t{}\n", v + id_base, u + id_base, w);
   });
   write_blocks(comm, path, header, std::string(body.data(), body.size()));
+}
+
+void write_id_pairs(const Comm& comm, const std::vector<Edge>& pairs, const std::string& path) {
+  std::vector<std::uint64_t> counts(static_cast<size_t>(comm.size()), 0);
+  counts[0] = pairs.size();
+  std::vector<Edge> all = alltoallv(comm, pairs, counts);
+  collectively(comm.get(), [&] {
+    if (comm.rank() != 0) return;
+    std::sort(all.begin(), all.end(), [](const Edge& a, const Edge& b) { return a.u < b.u; });
+    write_file_atomically(path, [&](std::ostream& os) {
+      for (const Edge& e : all) os << e.u << ' ' << e.v << '\n';
+    });
+  });
 }
 
 }  // namespace gc

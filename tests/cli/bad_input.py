@@ -333,6 +333,14 @@ def spec_and_option_cases(b):
     b.convert("convert-output-dir-missing", "rgg:10", literal("cannot open"),
               output_name=os.path.join("no-such-dir", "out.mtx"))
     b.cases.append(Case("stats/missing-graph-option", ["graph", "stats"], literal("--graph")))
+    b.stats("reorder-and-partition", "rgg:50", literal("--reorder rcm and --partition metis: "
+                                                       "choose one"),
+            extra=["--reorder", "rcm", "--partition", "metis"])
+    b.cases.append(Case("match/unknown-partitioner",
+                        ["match", "--graph", "rgg:10", "--partition", "chaco"],
+                        literal("--partition: chaco not in")))
+    b.cases.append(Case("bfs/unknown-reordering", ["bfs", "--graph", "rgg:10", "--reorder", "amd"],
+                        literal("--reorder: amd not in")))
     b.cases.append(Case("match/unknown-algorithm",
                         ["match", "--graph", "rgg:10", "--algorithm", "greedy"],
                         "^" + literal("--algorithm: unknown matching algorithm 'greedy' "

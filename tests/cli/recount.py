@@ -187,9 +187,10 @@ def block_owner(n, ranks):
     return owner
 
 
-def distribution_figures(g, ranks):
-    """Per-rank figures and the process graph, straight from the definitions."""
-    owner = block_owner(g.n, ranks)
+def distribution_figures(g, ranks, owner=None):
+    """Per-rank figures and the process graph, straight from the definitions
+    (owner[v]: the rank of vertex v; the block distribution by default)."""
+    owner = owner if owner is not None else block_owner(g.n, ranks)
     owned = [0] * ranks
     directed = [0] * ranks  # adjacency entries of owned vertices
     for v in range(g.n):

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "core/rng.hpp"
+#include "graph/order.hpp"
 
 namespace gc::bfs {
 
@@ -32,33 +33,37 @@ std::vector<vid_t> choose_keys(const Comm& comm, const DistGraph& g, int count,
   if (candidates * 64 < n || wanted == candidates) {
     std::vector<vid_t> mine;
     for (lid_t l = 0; l < g.owned_count(); ++l)
-      if (g.degree(l) > 0) mine.push_back(g.global_id(l));
-    std::vector<vid_t> all = allgatherv(comm, mine);  // increasing ids
+      if (g.degree(l) > 0) mine.push_back(g.input_id(l));
+    std::vector<vid_t> all = allgatherv(comm, mine);
+    std::sort(all.begin(), all.end());  // increasing input ids, however relabeled
     const CounterRng rng(seed);
     for (std::uint64_t i = 0; i + 1 < all.size(); ++i) {  // Fisher-Yates from the seed
       const std::uint64_t j = i + rng.words(Stream::bfs_key, i)[0] % (all.size() - i);
       std::swap(all[i], all[j]);
     }
     all.resize(wanted);
-    return all;
+    return g.relabeled() ? graph_ids_of(comm, g, all) : all;
   }
 
+  // Sampled as input ids, so that a reordered graph is searched from the same
+  // vertices.
   constexpr std::uint64_t kBatch = 1024;
   const CounterRng rng(seed);
   std::set<vid_t> chosen;
   for (std::uint64_t batch = 0; keys.size() < wanted; ++batch) {
     std::vector<vid_t> ids(kBatch);
     std::vector<std::uint8_t> ok(kBatch, 0), ok_any(kBatch, 0);
-    for (std::uint64_t i = 0; i < kBatch; ++i) {
+    for (std::uint64_t i = 0; i < kBatch; ++i)
       ids[i] = rng.words(Stream::bfs_key, batch * kBatch + i)[0] % n;
-      if (g.is_owned(ids[i])) ok[i] = g.degree(ids[i] - g.first_owned()) > 0;
-    }
+    const std::vector<vid_t> at = g.relabeled() ? graph_ids_of(comm, g, ids) : ids;
+    for (std::uint64_t i = 0; i < kBatch; ++i)
+      if (g.is_owned(at[i])) ok[i] = g.degree(at[i] - g.first_owned()) > 0;
     MPI_Allreduce(ok.data(), ok_any.data(), static_cast<int>(kBatch), MPI_UINT8_T, MPI_MAX,
                   comm.get());
     for (std::uint64_t i = 0; i < kBatch && keys.size() < wanted; ++i)
       if (ok_any[i] && chosen.insert(ids[i]).second) keys.push_back(ids[i]);
   }
-  return keys;
+  return g.relabeled() ? graph_ids_of(comm, g, keys) : keys;
 }
 
 std::vector<std::uint32_t> tuple_endpoint_counts(const Comm& comm, const Distribution& dist,

@@ -14,8 +14,9 @@
 namespace gc::bfs {
 
 // `count` distinct search keys among the vertices of degree >= 1, chosen
-// pseudo-randomly from `seed` (the same at any rank count); all of them when
-// fewer exist. Collective.
+// pseudo-randomly from `seed` among the input ids (the same vertices at any
+// rank count, also when the graph was reordered or partitioned), returned as
+// graph ids; all of them when fewer exist. Collective.
 std::vector<vid_t> choose_keys(const Comm& comm, const DistGraph& g, int count, std::uint64_t seed);
 
 // Per owned vertex, how many endpoints of input tuples it is (a tuple (u, v)

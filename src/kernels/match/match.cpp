@@ -97,10 +97,12 @@ class LocallyDominantMatching {
  private:
   // Whether edge (v, a) of weight wa precedes (v, b) of weight wb in the
   // EdgeKey order, heaviest first. The weight decides almost always; the
-  // pair's hash (computed only then) breaks ties.
-  bool precedes(vid_t gv, lid_t a, weight_t wa, lid_t b, weight_t wb) const {
+  // pair's hash (computed only then) breaks ties. The pair is named by input
+  // ids, so a reordered or partitioned graph has the same order on its edges,
+  // and the same matching, as the input.
+  bool precedes(vid_t iv, lid_t a, weight_t wa, lid_t b, weight_t wb) const {
     if (wa != wb) return wa > wb;
-    return EdgeKey::of(gv, g_.global_id(b), wb) < EdgeKey::of(gv, g_.global_id(a), wa);
+    return EdgeKey::of(iv, g_.input_id(b), wb) < EdgeKey::of(iv, g_.input_id(a), wa);
   }
 
   // FINDMATE is a linear scan for the heaviest available neighbour: most
@@ -112,12 +114,12 @@ class LocallyDominantMatching {
   lid_t first_candidate(lid_t v) const {
     auto nbrs = g_.neighbors(v);
     auto ws = g_.weights(v);
-    const vid_t gv = g_.global_id(v);
+    const vid_t iv = g_.input_id(v);
     lid_t best = kNone;
     weight_t best_w = 0;
     for (size_t j = 0; j < nbrs.size(); ++j) {
       if (ws[j] < best_w || !available(nbrs[j])) continue;
-      if (best == kNone || precedes(gv, nbrs[j], ws[j], best, best_w)) {
+      if (best == kNone || precedes(iv, nbrs[j], ws[j], best, best_w)) {
         best = nbrs[j];
         best_w = ws[j];
       }
@@ -128,11 +130,11 @@ class LocallyDominantMatching {
   void sort_row(lid_t v) {
     auto nbrs = g_.neighbors(v);
     auto ws = g_.weights(v);
-    const vid_t gv = g_.global_id(v);
+    const vid_t iv = g_.input_id(v);
     row_.clear();
     for (size_t j = 0; j < nbrs.size(); ++j) row_.emplace_back(ws[j], nbrs[j]);
     std::sort(row_.begin(), row_.end(), [&](const auto& a, const auto& b) {
-      return precedes(gv, a.second, a.first, b.second, b.first);
+      return precedes(iv, a.second, a.first, b.second, b.first);
     });
     lid_t* out = sorted_.get() + g_.offsets()[v];
     for (size_t j = 0; j < row_.size(); ++j) out[j] = row_[j].second;

@@ -148,10 +148,12 @@ class DistributedSuitor {
   }
 
  private:
-  // Equal weights: whether edge {a, x} precedes {b, x} in the EdgeKey order.
+  // Equal weights: whether edge {a, x} precedes {b, x} in the EdgeKey order,
+  // named by input ids (a reordered or partitioned graph keeps the input's
+  // order on its edges, and its matching).
   bool tie_precedes(lid_t x, lid_t a, lid_t b, weight_t w) const {
-    const vid_t gx = g_.global_id(x);
-    return EdgeKey::of(gx, g_.global_id(b), w) < EdgeKey::of(gx, g_.global_id(a), w);
+    const vid_t ix = g_.input_id(x);
+    return EdgeKey::of(ix, g_.input_id(b), w) < EdgeKey::of(ix, g_.input_id(a), w);
   }
 
   // Whether edge {u, x} of weight w beats x's current suitor.

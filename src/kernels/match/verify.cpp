@@ -3,6 +3,8 @@
 // symmetric and joined by an edge), maximality (no edge has both ends
 // unmatched) and identity with the serial greedy matching (heaviest edge
 // first, in the EdgeKey order), which the locally dominant matching must equal.
+// Everything is checked in the input's ids (the graph's own unless reordered
+// or partitioned), as the kernel orders its edges by them.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -35,24 +37,39 @@ CheckReport check_matching(const Comm& comm, const DistGraph& g, const std::vect
   // Each undirected edge once (from its smaller end), and all mates, to rank 0.
   std::vector<Edge> local;
   for (lid_t l = 0; l < g.owned_count(); ++l) {
-    const vid_t u = g.global_id(l);
+    const vid_t u = g.input_id(l);
     auto nbrs = g.neighbors(l);
     auto ws = g.weights(l);
     for (size_t j = 0; j < nbrs.size(); ++j)
-      if (u < g.global_id(nbrs[j])) local.push_back(Edge{u, g.global_id(nbrs[j]), ws[j]});
+      if (u < g.input_id(nbrs[j])) local.push_back(Edge{u, g.input_id(nbrs[j]), ws[j]});
   }
   const int p = comm.size();
   std::vector<std::uint64_t> counts(static_cast<size_t>(p), 0);
   counts[0] = local.size();
   std::vector<Edge> edges = alltoallv(comm, local, counts);
   local = {};
+  // (vertex, mate) in input ids; a mate that is not a local vertex stays out
+  // of range, so that the check reports it.
+  const vid_t n = g.global_vertex_count();
+  std::vector<Edge> named(g.owned_count());
+  for (lid_t l = 0; l < g.owned_count(); ++l) {
+    vid_t m = mate[l];
+    if (m != kUnmatched) {
+      const lid_t ml = g.local_id(m);
+      m = ml < n ? g.input_id(ml) : n + m;
+    }
+    named[l] = Edge{g.input_id(l), m, 0};
+  }
   std::vector<std::uint64_t> mate_counts(static_cast<size_t>(p), 0);
-  mate_counts[0] = mate.size();
-  std::vector<vid_t> mates = alltoallv(comm, mate, mate_counts);  // rank order = id order
+  mate_counts[0] = named.size();
+  std::vector<vid_t> mates;
+  for (const Edge& e : alltoallv(comm, named, mate_counts)) {
+    if (mates.empty()) mates.assign(n, kUnmatched);
+    mates[e.u] = e.v;
+  }
 
   CheckReport report;
   if (comm.rank() == 0) {
-    const vid_t n = g.global_vertex_count();
     auto bad = [&](vid_t v, const std::string& what) {
       if (report.ok) {
         report.ok = false;
