@@ -211,8 +211,8 @@ TEST(Rcm, EveryComponentIsOrdered) {
 
 TEST(Rcm, RealAndGeneratedGraphsAtAnyDistribution) {
   LoadOptions lo;
-  for (const std::string spec : {std::string(GRAPHCOMM_DATASETS) + "/dwt_193.mtx.gz",
-                                 std::string("rmat:9"), std::string("rgg:300")}) {
+  for (const std::string& spec : {std::string(GRAPHCOMM_DATASETS) + "/dwt_193.mtx.gz",
+                                  std::string("rmat:9"), std::string("rgg:300")}) {
     const LoadedGraph blocks = load_graph(world(), spec, lo);
     const std::vector<vid_t> perm = checked_rcm(blocks.graph);
     lo.balance = Balance::edges;
