@@ -2,8 +2,15 @@
 // buffered per neighbour during a round; evoke() moves the round's messages
 // (the model's transfer()) and counts; process() walks what arrived; done()
 // is a global reduction of the messages still waiting to be sent.
+//
+// Flow control: a round carries at most Neighborhood::round_messages to one
+// neighbour (its batch), the oldest first; the rest stay queued for the next
+// rounds. Windows and receive arrays are sized by the batch, not by the
+// phase, so their memory is bounded; a phase may take more rounds. done()
+// counts the queued rest, so a phase ends only once everything went out.
 #pragma once
 
+#include <algorithm>
 #include <span>
 
 #include "comm/exchange.hpp"
@@ -18,10 +25,27 @@ class RoundExchange : public Exchange {
   }
 
   void evoke() override {
-    for (size_t i = 0; i < outgoing_.size(); ++i) count(static_cast<int>(i), outgoing_[i].size());
+    for (size_t i = 0; i < outgoing_.size(); ++i) {
+      const std::uint64_t queued = outgoing_[i].size() - sent_head_[i];
+      out_counts_[i] = std::min(queued, batch_limit_);
+      if (queued > batch_limit_) ++counters_.flow_waits;
+      count(static_cast<int>(i), out_counts_[i]);
+    }
     transfer();
-    for (auto& out : outgoing_) out.clear();
-    pending_ = 0;
+    for (size_t i = 0; i < outgoing_.size(); ++i) {
+      std::vector<Message>& out = outgoing_[i];
+      sent_head_[i] += out_counts_[i];
+      pending_ -= out_counts_[i];
+      // Drop what went out: at once when all did, else once it is half the
+      // queue (amortized O(1) per message however many rounds a backlog takes).
+      if (sent_head_[i] == out.size()) {
+        out.clear();
+        sent_head_[i] = 0;
+      } else if (2 * sent_head_[i] > out.size()) {
+        out.erase(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(sent_head_[i]));
+        sent_head_[i] = 0;
+      }
+    }
     ++counters_.rounds;
   }
 
@@ -39,11 +63,23 @@ class RoundExchange : public Exchange {
  protected:
   RoundExchange(const Comm& comm, Neighborhood nb) : Exchange(comm, std::move(nb)) {
     outgoing_.resize(neighborhood_.ranks.size());
+    sent_head_.assign(neighborhood_.ranks.size(), 0);
     in_counts_.assign(neighborhood_.ranks.size(), 0);
     out_counts_.assign(neighborhood_.ranks.size(), 0);
+    if (neighborhood_.round_messages > 0) batch_limit_ = neighborhood_.round_messages;
   }
-  // Moves outgoing_ to the neighbours and fills in_counts_.
+  // Moves each neighbour's batch (out_counts_[i] messages, batch(i)) to it and
+  // fills in_counts_.
   virtual void transfer() = 0;
+  // The messages this round carries to neighbour i.
+  std::span<const Message> batch(size_t i) const {
+    return {outgoing_[i].data() + sent_head_[i], out_counts_[i]};
+  }
+  // Most messages a neighbour may receive from one sender in one round: its
+  // phase capacity, bounded by the flow control.
+  std::uint64_t round_bound(std::uint64_t capacity) const {
+    return std::min(capacity, batch_limit_);
+  }
   // The messages that arrived from neighbour i in the last round.
   virtual std::span<const Message> incoming(size_t i) const = 0;
 
@@ -64,7 +100,11 @@ class RoundExchange : public Exchange {
 
   std::vector<std::vector<Message>> outgoing_;
   std::vector<std::uint64_t> in_counts_, out_counts_;
-  std::uint64_t pending_ = 0;
+  std::uint64_t pending_ = 0;  // pushed, not yet sent (this round's and the backlog)
+
+ private:
+  std::vector<size_t> sent_head_;  // outgoing_[i][0, sent_head_[i]) went out already
+  std::uint64_t batch_limit_ = ~std::uint64_t{0};
 };
 
 }  // namespace gc

@@ -26,17 +26,27 @@ const Comm& world() {
   return c;
 }
 
-// The models, and the hybrid model with a ring of two slots (so flow control
-// runs all the time), by stores through shmem_ptr and by puts.
+// The models; the hybrid model with a ring of two slots (so flow control
+// runs all the time), by stores through shmem_ptr and by puts; and the
+// models with bounded buffers (round-based: batches, one-sided packets:
+// rings) at their tightest, one message per neighbour and round ("name:round1"),
+// so that nearly every message waits for room.
 std::vector<std::string> variants() {
   std::vector<std::string> out = exchange_models();
   if (GRAPHCOMM_HAVE_OPENSHMEM) out.insert(out.end(), {"hybrid:ring2", "hybrid:ring2-put"});
+  for (const std::string& model : exchange_models())
+    if (!model.starts_with("nsr") && model != "hybrid") out.push_back(model + ":round1");
   return out;
 }
 std::unique_ptr<Exchange> make_variant(const std::string& name, const Comm& comm,
                                        const Neighborhood& nb) {
   if (name == "hybrid:ring2") return make_hybrid_exchange(comm, nb, {2, true});
   if (name == "hybrid:ring2-put") return make_hybrid_exchange(comm, nb, {2, false});
+  if (name.ends_with(":round1")) {
+    Neighborhood bounded = nb;
+    bounded.round_messages = 1;
+    return make_exchange(name.substr(0, name.find(':')), comm, bounded);
+  }
   return make_exchange(name, comm, nb);
 }
 
@@ -127,6 +137,17 @@ void run_phases(const std::string& model, bool complete, std::uint64_t capacity,
     for (size_t k = 0; k < got.size(); ++k)
       ASSERT_TRUE(got[k].first == expected[k].first && got[k].second == expected[k].second)
           << model << " phase " << phase << " rank " << me << ": message " << k << " differs";
+  }
+  // Large phases make the tightest bounds wait for room; below the default
+  // bound nothing waits (hybrid's ring is bounded by design, so it may).
+  if (capacity >= 1000 && p > 1) {
+    std::uint64_t waits = ex->counters().flow_waits, total = 0;
+    MPI_Allreduce(&waits, &total, 1, MPI_UINT64_T, MPI_SUM, comm.get());
+    if (model.ends_with(":round1") || model.starts_with("hybrid:ring2")) {
+      EXPECT_GT(total, 0u) << model << ": flow control never held anything back";
+    } else if (model != "hybrid") {
+      EXPECT_EQ(total, 0u) << model << ": held back below its bound";
+    }
   }
 }
 
