@@ -24,6 +24,7 @@ namespace gc {
 struct Message {
   std::uint64_t first;
   std::uint64_t second;
+  friend bool operator==(const Message&, const Message&) = default;
 };
 
 // What an exchange sent: per destination rank, and the rounds it took.

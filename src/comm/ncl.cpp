@@ -51,8 +51,9 @@ class NclExchange final : public RoundExchange {
       send_counts_[i] = checked_count(out_counts_[i], "neighbor_alltoallv count");
       send_displs_[i] = out_at;
       out_at += send_counts_[i];
-      const std::span<const Message> out = batch(i);
-      send_buffer_.insert(send_buffer_.end(), out.begin(), out.end());
+      for_each_batch_piece(i, [&](std::span<const Message> piece) {
+        send_buffer_.insert(send_buffer_.end(), piece.begin(), piece.end());
+      });
       recv_counts_[i] = checked_count(in_counts_[i], "neighbor_alltoallv count");
       recv_displs_[i] = in_at;
       in_at += recv_counts_[i];

@@ -5,7 +5,8 @@
 // rank finishes when every neighbour said DONE and all announced messages
 // arrived. At most kMaxInFlight Isends are outstanding, each from its slot of
 // a ring of as many messages (a slot is reused only once its send completed);
-// messages pushed beyond that wait, by value, in a queue. Phases alternate
+// messages pushed beyond that wait, by value, in per-neighbour queues
+// (chunked: memory follows the backlog), issued round-robin. Phases alternate
 // between two pairs of tags: a neighbour that already finished phase k may
 // send for phase k+1 (never k+2: that needs my DONE for k+1), and what it
 // sends is kept aside until this rank finishes phase k.
@@ -13,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "comm/chunk_fifo.hpp"
 #include "comm/exchange.hpp"
 
 namespace gc {
@@ -33,6 +35,7 @@ class NsrExchange final : public Exchange {
     for (size_t i = 0; i < k; ++i)
       index_of_rank_[static_cast<size_t>(neighborhood_.ranks[i])] = static_cast<int>(i);
     ring_.resize(kMaxInFlight);
+    queued_.resize(k);
     sent_.assign(k, 0);
     received_.assign(k, 0);
     announced_.assign(k, kUnknown);
@@ -45,8 +48,10 @@ class NsrExchange final : public Exchange {
   bool local_progress() const override { return true; }
   // The ring of in-flight sends and the queue of sends not yet issued.
   std::uint64_t buffer_bytes() const override {
-    return ring_.size() * sizeof(Message) + queued_.capacity() * sizeof(Queued) +
-           requests_.capacity() * sizeof(MPI_Request);
+    std::uint64_t bytes =
+        ring_.size() * sizeof(Message) + requests_.capacity() * sizeof(MPI_Request);
+    for (const auto& q : queued_) bytes += q.peak_bytes();
+    return bytes;
   }
 
   void push(int index, const Message& message) override {
@@ -56,7 +61,8 @@ class NsrExchange final : public Exchange {
       fail(fmt::format("internal: nsr capacity {} to rank {} exceeded", neighborhood_.capacity[i],
                        neighborhood_.ranks[i]));
     ++sent_[i];
-    queued_.push_back({index, message});
+    queued_[i].push_back(message);
+    ++queued_total_;
     count(index, 1);
     if (requests_.size() - head_ < kMaxInFlight) {
       const double start = MPI_Wtime();
@@ -137,7 +143,7 @@ class NsrExchange final : public Exchange {
       }
       done_sent_ = true;
     }
-    if (!done_sent_ || queued_head_ < queued_.size()) return false;
+    if (!done_sent_ || queued_total_ > 0) return false;
     for (size_t i = 0; i < k; ++i)
       if (announced_[i] == kUnknown || received_[i] != announced_[i]) return false;
     // Everything addressed to me arrived; wait for my own sends to complete
@@ -181,32 +187,28 @@ class NsrExchange final : public Exchange {
   // queued_ (still one MPI_Isend per message). Millions of outstanding eager
   // sends make Open MPI's progress engine, and so every probe, slow.
   static constexpr size_t kMaxInFlight = 1024;
-  struct Queued {
-    int index;
-    Message message;
-  };
   // Data send number n goes out from ring_[n % kMaxInFlight]. Fewer than
   // kMaxInFlight requests are outstanding when one is issued and requests
   // retire oldest first, so send n - kMaxInFlight has completed by then.
   std::vector<Message> ring_;
   std::uint64_t data_sends_ = 0;
-  std::vector<Queued> queued_;
-  size_t queued_head_ = 0;
+  std::vector<ChunkFifo<Message>> queued_;  // per neighbour
+  std::uint64_t queued_total_ = 0;
 
   void issue() {
-    while (queued_head_ < queued_.size() && requests_.size() - head_ < kMaxInFlight) {
-      const Queued& q = queued_[queued_head_++];
-      Message& slot = ring_[data_sends_++ % kMaxInFlight];
-      slot = q.message;
-      MPI_Request request;
-      MPI_Isend(&slot, 1, record_type<Message>(), neighborhood_.ranks[static_cast<size_t>(q.index)],
-                kTagData[parity_], comm_dup_.get(), &request);
-      requests_.push_back(request);
-    }
-    if (queued_head_ == queued_.size()) {
-      queued_.clear();
-      queued_head_ = 0;
-    }
+    // Round-robin over the neighbours: none waits behind another's backlog.
+    while (queued_total_ > 0 && requests_.size() - head_ < kMaxInFlight)
+      for (size_t i = 0; i < queued_.size() && requests_.size() - head_ < kMaxInFlight; ++i) {
+        if (queued_[i].empty()) continue;
+        Message& slot = ring_[data_sends_++ % kMaxInFlight];
+        slot = queued_[i].front();
+        queued_[i].pop_front();
+        --queued_total_;
+        MPI_Request request;
+        MPI_Isend(&slot, 1, record_type<Message>(), neighborhood_.ranks[i], kTagData[parity_],
+                  comm_dup_.get(), &request);
+        requests_.push_back(request);
+      }
   }
   bool done_sent_ = false;
 };

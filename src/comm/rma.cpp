@@ -4,7 +4,7 @@
 // one round (its capacity, bounded by the flow control of round_exchange.hpp;
 // a prefix sum over those bounds); each rank learns its offset in every
 // neighbour's window once, by MPI_Neighbor_alltoall. A round: MPI_Put of the
-// buffered messages at the start of my region in each neighbour's window,
+// buffered messages (one put per queue chunk) at the start of my region in each neighbour's window,
 // MPI_Win_flush_all (remote completion), MPI_Neighbor_alltoall of the counts,
 // MPI_Win_sync, then the receiver reads its regions. A region is overwritten
 // only in the next round, after the global reduction in done(), which every
@@ -73,10 +73,13 @@ class RmaExchange final : public RoundExchange {
       if (out_counts_[i] > outgoing_capacity_[i])
         fail(fmt::format("internal: rma region for rank {} too small ({} > {})",
                          neighborhood_.ranks[i], out_counts_[i], outgoing_capacity_[i]));
-      MPI_Put(batch(i).data(), checked_count(out_counts_[i], "MPI_Put count"),
-              record_type<Message>(), neighborhood_.ranks[i],
-              static_cast<MPI_Aint>(remote_offset_[i]),
-              checked_count(out_counts_[i], "MPI_Put count"), record_type<Message>(), window_);
+      std::uint64_t at = remote_offset_[i];
+      for_each_batch_piece(i, [&](std::span<const Message> piece) {
+        const int count = checked_count(piece.size(), "MPI_Put count");
+        MPI_Put(piece.data(), count, record_type<Message>(), neighborhood_.ranks[i],
+                static_cast<MPI_Aint>(at), count, record_type<Message>(), window_);
+        at += piece.size();
+      });
     }
     MPI_Win_flush_all(window_);
     MPI_Neighbor_alltoall(nonnull(out_counts_), 1, MPI_UINT64_T, nonnull(in_counts_), 1,

@@ -7,12 +7,14 @@
 // neighbour (its batch), the oldest first; the rest stay queued for the next
 // rounds. Windows and receive arrays are sized by the batch, not by the
 // phase, so their memory is bounded; a phase may take more rounds. done()
-// counts the queued rest, so a phase ends only once everything went out.
+// counts the queued rest, so a phase ends only once everything went out. The
+// queues are chunked (chunk_fifo.hpp): their memory is the backlog's.
 #pragma once
 
 #include <algorithm>
 #include <span>
 
+#include "comm/chunk_fifo.hpp"
 #include "comm/exchange.hpp"
 
 namespace gc {
@@ -26,25 +28,15 @@ class RoundExchange : public Exchange {
 
   void evoke() override {
     for (size_t i = 0; i < outgoing_.size(); ++i) {
-      const std::uint64_t queued = outgoing_[i].size() - sent_head_[i];
+      const std::uint64_t queued = outgoing_[i].size();
       out_counts_[i] = std::min(queued, batch_limit_);
       if (queued > batch_limit_) ++counters_.flow_waits;
       count(static_cast<int>(i), out_counts_[i]);
     }
     transfer();
     for (size_t i = 0; i < outgoing_.size(); ++i) {
-      std::vector<Message>& out = outgoing_[i];
-      sent_head_[i] += out_counts_[i];
+      outgoing_[i].pop_front(out_counts_[i]);
       pending_ -= out_counts_[i];
-      // Drop what went out: at once when all did, else once it is half the
-      // queue (amortized O(1) per message however many rounds a backlog takes).
-      if (sent_head_[i] == out.size()) {
-        out.clear();
-        sent_head_[i] = 0;
-      } else if (2 * sent_head_[i] > out.size()) {
-        out.erase(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(sent_head_[i]));
-        sent_head_[i] = 0;
-      }
     }
     ++counters_.rounds;
   }
@@ -63,17 +55,18 @@ class RoundExchange : public Exchange {
  protected:
   RoundExchange(const Comm& comm, Neighborhood nb) : Exchange(comm, std::move(nb)) {
     outgoing_.resize(neighborhood_.ranks.size());
-    sent_head_.assign(neighborhood_.ranks.size(), 0);
     in_counts_.assign(neighborhood_.ranks.size(), 0);
     out_counts_.assign(neighborhood_.ranks.size(), 0);
     if (neighborhood_.round_messages > 0) batch_limit_ = neighborhood_.round_messages;
   }
-  // Moves each neighbour's batch (out_counts_[i] messages, batch(i)) to it and
-  // fills in_counts_.
+  // Moves each neighbour's batch (out_counts_[i] messages, for_each_batch_piece)
+  // to it and fills in_counts_.
   virtual void transfer() = 0;
-  // The messages this round carries to neighbour i.
-  std::span<const Message> batch(size_t i) const {
-    return {outgoing_[i].data() + sent_head_[i], out_counts_[i]};
+  // f(span) over the messages this round carries to neighbour i, in order,
+  // in contiguous pieces.
+  template <class F>
+  void for_each_batch_piece(size_t i, F&& f) const {
+    outgoing_[i].for_each_piece(out_counts_[i], f);
   }
   // Most messages a neighbour may receive from one sender in one round: its
   // phase capacity, bounded by the flow control.
@@ -83,10 +76,10 @@ class RoundExchange : public Exchange {
   // The messages that arrived from neighbour i in the last round.
   virtual std::span<const Message> incoming(size_t i) const = 0;
 
-  // The per-neighbour queues of the round (their high-water capacity).
+  // The per-neighbour queues of the round (their high-water memory).
   std::uint64_t queue_bytes() const {
     std::uint64_t bytes = 0;
-    for (const auto& out : outgoing_) bytes += out.capacity() * sizeof(Message);
+    for (const auto& out : outgoing_) bytes += out.peak_bytes();
     return bytes;
   }
 
@@ -98,12 +91,11 @@ class RoundExchange : public Exchange {
     return v.empty() ? &dummy : v.data();
   }
 
-  std::vector<std::vector<Message>> outgoing_;
+  std::vector<ChunkFifo<Message>> outgoing_;
   std::vector<std::uint64_t> in_counts_, out_counts_;
   std::uint64_t pending_ = 0;  // pushed, not yet sent (this round's and the backlog)
 
  private:
-  std::vector<size_t> sent_head_;  // outgoing_[i][0, sent_head_[i]) went out already
   std::uint64_t batch_limit_ = ~std::uint64_t{0};
 };
 

@@ -9,11 +9,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <map>
+#include <random>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "comm/chunk_fifo.hpp"
 #include "comm/exchange.hpp"
 #include "comm/work_share.hpp"
 #include "core/rng.hpp"
@@ -341,6 +344,54 @@ TEST(Exchange, HybridWorkShareClaimsEachItemOnce) {
     for (int r = 0; r < p; ++r) EXPECT_EQ(heard[static_cast<size_t>(r)], r == me ? 0 : 1);
   }
   EXPECT_GT(ex->buffer_bytes(), 0u);
+}
+
+// The chunked queue of the flow control against std::deque: random pushes
+// and pops of 1..3 chunks, pieces that cover exactly the first n elements,
+// memory that follows the backlog.
+TEST(ChunkFifo, BehavesAsADeque) {
+  ChunkFifo<Message> fifo;
+  std::deque<Message> reference;
+  std::mt19937_64 rng(11);
+  constexpr size_t kChunk = ChunkFifo<Message>::kChunk;
+  std::uint64_t next = 0;
+  size_t most = 0;  // the largest backlog
+  for (int step = 0; step < 400; ++step) {
+    const size_t pushes = rng() % (3 * kChunk);
+    for (size_t j = 0; j < pushes; ++j) {
+      fifo.push_back(Message{next, ~next});
+      reference.push_back(Message{next, ~next});
+      ++next;
+    }
+    ASSERT_EQ(fifo.size(), reference.size());
+    most = std::max(most, reference.size());
+    const size_t n = reference.empty() ? 0 : rng() % (reference.size() + 1);
+    std::vector<Message> seen;
+    size_t pieces = 0;
+    fifo.for_each_piece(n, [&](std::span<const Message> piece) {
+      ASSERT_FALSE(piece.empty());
+      seen.insert(seen.end(), piece.begin(), piece.end());
+      ++pieces;
+    });
+    ASSERT_EQ(seen, std::vector<Message>(reference.begin(), reference.begin() + n));
+    EXPECT_LE(pieces, n / kChunk + 2);
+    if (!reference.empty()) {
+      EXPECT_EQ(fifo.front(), reference.front());
+    }
+    fifo.pop_front(n);
+    reference.erase(reference.begin(), reference.begin() + n);
+    ASSERT_EQ(fifo.size(), reference.size());
+    ASSERT_EQ(fifo.empty(), reference.empty());
+  }
+  while (!reference.empty()) {
+    ASSERT_EQ(fifo.front(), reference.front());
+    fifo.pop_front();
+    reference.pop_front();
+  }
+  EXPECT_TRUE(fifo.empty());
+  // Memory follows the backlog: its chunks, a partial one at each end and the spare.
+  EXPECT_LE(fifo.peak_bytes(), (most / kChunk + 3) * kChunk * sizeof(Message));
+  EXPECT_GE(fifo.peak_bytes(), most * sizeof(Message));
 }
 
 }  // namespace
