@@ -219,12 +219,7 @@ void add_match_command(CLI::App& app, Runner& run) {
                   "greedy matching")
       ->check(algorithm_validator())
       ->capture_default_str();
-  cmd->add_option("--round-messages", mo.round_messages,
-                  "Bound on the exchange's buffers: at most N messages per neighbour and round "
-                  "in flight, the rest wait for the next round (0: unbounded, buffers sized for "
-                  "everything a phase may send)")
-      ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{1} << 40))
-      ->capture_default_str();
+  add_round_messages_option(*cmd, mo.round_messages);
   cmd->add_flag("--check", mo.check,
                 "Verify validity, maximality and identity with the serial greedy matching");
   cmd->add_flag("--profile", mo.profile,
