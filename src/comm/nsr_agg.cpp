@@ -8,6 +8,7 @@
 // (DONE); phases alternate between two pairs of tags, and packets of the next
 // phase that arrive early are kept for it.
 #include <algorithm>
+#include <deque>
 
 #include <fmt/format.h>
 
@@ -182,19 +183,19 @@ class NsrAggExchange final : public Exchange {
     if (in_flight_.size() >= 64) retire_sends();
   }
 
-  // Returns the buffers of completed sends to the free list.
+  // Returns the buffers of completed sends to the free list, oldest first,
+  // stopping at the first still in flight: O(retired + 1) a call. (Testing
+  // every send made each call O(in flight): a rank that pushes a phase's
+  // traffic before its neighbours receive has ~10^5 packets in flight, and
+  // the matching on rmat:20 at 4 ranks took 1500 s instead of seconds.)
   void retire_sends() {
-    size_t kept = 0;
-    for (size_t f = 0; f < in_flight_.size(); ++f) {
+    while (!in_flight_.empty()) {
       int flag = 0;
-      MPI_Test(&in_flight_[f].request, &flag, MPI_STATUS_IGNORE);
-      if (flag) {
-        if (in_flight_[f].packet != kNone) free_.push_back(in_flight_[f].packet);
-      } else {
-        in_flight_[kept++] = in_flight_[f];
-      }
+      MPI_Test(&in_flight_.front().request, &flag, MPI_STATUS_IGNORE);
+      if (!flag) return;
+      if (in_flight_.front().packet != kNone) free_.push_back(in_flight_.front().packet);
+      in_flight_.pop_front();
     }
-    in_flight_.resize(kept);
   }
 
   void post_receive(int r) {
@@ -245,7 +246,7 @@ class NsrAggExchange final : public Exchange {
   std::vector<Packet> packets_;
   std::vector<size_t> free_, open_;    // free packets; the open packet per neighbour
   std::vector<size_t> size_at_evoke_;  // the open packet's size at the last evoke
-  std::vector<InFlight> in_flight_;
+  std::deque<InFlight> in_flight_;     // oldest first
   std::vector<Message> receive_buffers_, incoming_;
   std::vector<MPI_Request> receive_requests_;
   int oldest_ = 0;  // the posted receive that matches the next message
