@@ -22,28 +22,16 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
+
+from graphcomm_json import graphcomm
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GCRUN = os.path.join(ROOT, "scripts", "gcrun")
 # nsr-agg is left out by default: on 4 ranks over 2 cores it takes over 25
 # minutes at rmat:20 (bench/README.md).
 MODELS = ["nsr", "rma", "ncl", "ncl-combined", "rma-fence", "rma-hash", "shmem-fence",
           "shmem-hash", "hybrid"]
 TARGET = 32  # bytes per local directed edge
-
-
-def graphcomm(binary, ranks, args):
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "r.json")
-        cmd = [GCRUN, "-np", str(ranks), binary] + args + ["-q", "--json", out]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
-            sys.exit(f"bench: failed: {' '.join(cmd)}\n{proc.stderr}")
-        with open(out) as f:
-            return json.load(f)
 
 
 def main():
