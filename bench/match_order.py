@@ -20,26 +20,14 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
+
+from graphcomm_json import graphcomm
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GCRUN = os.path.join(ROOT, "scripts", "gcrun")
 DATASETS = os.path.join(os.path.dirname(ROOT), "shared", "datasets")
 ORDERINGS = {"block": [], "rcm": ["--reorder", "rcm"], "scotch": ["--partition", "scotch"],
              "metis": ["--partition", "metis"]}
-
-
-def graphcomm(binary, ranks, args):
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "r.json")
-        cmd = [GCRUN, "-np", str(ranks), binary] + args + ["-q", "--json", out]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
-            sys.exit(f"bench: failed: {' '.join(cmd)}\n{proc.stderr}")
-        with open(out) as f:
-            return json.load(f)
 
 
 def process_row(doc):

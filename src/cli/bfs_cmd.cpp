@@ -28,12 +28,14 @@ struct BfsOptions {
   std::string levels, json;
   bool profile = false;
   bool no_work_sharing = false;
+  std::uint64_t round_messages = Neighborhood::kDefaultRoundMessages;
 };
 
 struct ConfigRun {
   bfs::Configuration config;
   double setup_seconds = 0;
   std::uint64_t buffer_bytes_max = 0;
+  std::uint64_t flow_waits = 0;  // over every search, sum over ranks
   bfs::Graph500Figures figures;
   std::uint64_t messages = 0, bytes = 0;  // summed over searches and ranks
   std::uint64_t shared = 0;               // frontier vertices scanned by node peers (hybrid)
@@ -148,6 +150,7 @@ nlohmann::json run_json(const ConfigRun& r) {
                       {"model", r.config.model},
                       {"setup_seconds", r.setup_seconds},
                       {"buffer_bytes_per_rank_max", r.buffer_bytes_max},
+                      {"flow_waits", r.flow_waits},
                       {"nbfs", r.figures.seconds.size()},
                       {"harmonic_mean_TEPS", t.harmonic_mean},
                       {"harmonic_stddev_TEPS", t.harmonic_stddev},
@@ -201,7 +204,8 @@ ConfigRun run_configuration(const Comm& comm, const bfs::BfsGraph& bg,
   run.config = config;
   const DistGraph& g = bg.g;
   bfs::Bfs engine(comm, bg, config.algorithm, config.model,
-                  o.no_work_sharing ? bfs::Bfs::WorkSharing::off : bfs::Bfs::WorkSharing::on);
+                  o.no_work_sharing ? bfs::Bfs::WorkSharing::off : bfs::Bfs::WorkSharing::on,
+                  o.round_messages);
   run.setup_seconds = engine.setup_seconds();
   for (std::size_t k = 0; k < keys.size(); ++k) {
     if (k % 16 == 0)
@@ -233,6 +237,7 @@ ConfigRun run_configuration(const Comm& comm, const bfs::BfsGraph& bg,
   }
   // Buffers that grow on demand are at their largest now.
   run.buffer_bytes_max = max_over_ranks(comm, engine.buffer_bytes());
+  run.flow_waits = sum_over_ranks(comm, engine.flow_waits());
   return run;
 }
 
@@ -317,6 +322,7 @@ void run_bfs(const Comm& comm, const Invocation& inv, BfsOptions& o) {
                            {"construction_time", construction_seconds},
                            {"tuple_counting_seconds", counting_seconds}});
     doc["keys"] = key_names;
+    doc["round_messages"] = o.round_messages;
     doc["valid_graph500_run"] = o.scale > 0 && keys.size() >= 64;
     doc["runs"] = nlohmann::json::array();
     for (const ConfigRun& r : runs) doc["runs"].push_back(run_json(r));
@@ -365,6 +371,7 @@ void add_bfs_command(CLI::App& app, Runner& run) {
                   "Write 'vertex level' per reached vertex of the first search (0-based ids)");
   cmd->add_flag("--profile", o.profile,
                 "Per level: direction, frontier size, time, messages and bytes");
+  add_round_messages_option(*cmd, o.round_messages);
   cmd->add_flag("--no-work-sharing", o.no_work_sharing,
                 "hybrid: ranks of a node do not take each other's frontier work");
   cmd->add_option("--json", o.json, "Write the results as JSON (docs/json-schema.md)");

@@ -2,6 +2,7 @@
 // returns the function that runs it once parsing succeeded.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -40,6 +41,8 @@ nlohmann::json load_timings(const LoadedGraph& loaded);
 
 // Checks a --model value: an exchange model of this build or "all".
 CLI::Validator model_validator();
+// --round-messages N: the exchange's bound (Neighborhood::round_messages).
+void add_round_messages_option(CLI::App& app, std::uint64_t& round_messages);
 
 void add_graph_commands(CLI::App& app, Runner& run);
 void add_match_command(CLI::App& app, Runner& run);

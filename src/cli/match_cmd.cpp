@@ -21,6 +21,7 @@ struct MatchOptions {
   std::string model = "all";
   std::string algorithm = "ld";
   bool check = false, profile = false;
+  std::uint64_t round_messages = Neighborhood::kDefaultRoundMessages;
   std::string json, comm_matrix, mates;
 };
 
@@ -28,6 +29,7 @@ struct ModelRun {
   std::string algorithm, model;
   match::MatchResult result;
   std::uint64_t messages_sum = 0, messages_max = 0, bytes_sum = 0, bytes_max = 0;
+  std::uint64_t flow_waits = 0;  // sum over ranks
   double rss_max = 0, rss_mean = 0;
   bool rss_reset = false;  // the peak is this run's own, not the process's
   std::string check = "-";
@@ -35,24 +37,25 @@ struct ModelRun {
 };
 
 ModelRun run_model(const Comm& comm, const DistGraph& g, const std::string& algorithm,
-                   const std::string& model, bool check) {
+                   const std::string& model, const MatchOptions& mo) {
   ModelRun run;
   run.algorithm = algorithm;
   run.model = model;
   Progress::say(comm, "matching with {} over {}", algorithm, model);
   run.rss_reset = max_over_ranks(comm, reset_peak_rss() ? 0 : 1) == 0;
-  run.result = match::match(comm, g, model, algorithm);
+  run.result = match::match(comm, g, model, algorithm, mo.round_messages);
   const std::uint64_t messages = run.result.counters.messages(),
                       bytes = run.result.counters.bytes();
   run.messages_sum = sum_over_ranks(comm, messages);
   run.messages_max = max_over_ranks(comm, messages);
   run.bytes_sum = sum_over_ranks(comm, bytes);
   run.bytes_max = max_over_ranks(comm, bytes);
+  run.flow_waits = sum_over_ranks(comm, run.result.counters.flow_waits);
   const double rss = static_cast<double>(peak_rss_bytes());
   run.rss_max = max_over_ranks(comm, rss);
   run.rss_mean = sum_over_ranks(comm, rss) / comm.size();
   run.matrix = gather_comm_matrix(comm, run.result.counters);
-  if (check) {
+  if (mo.check) {
     Progress::say(comm, "checking the {} matching over {} against the serial greedy matching",
                   algorithm, model);
     run.check = match::check_matching(comm, g, run.result.mate).message;
@@ -101,6 +104,7 @@ nlohmann::json run_json(const ModelRun& r) {
           {"messages", {{"sum", r.messages_sum}, {"max", r.messages_max}}},
           {"bytes", {{"sum", r.bytes_sum}, {"max", r.bytes_max}}},
           {"buffer_bytes_max", r.result.buffer_bytes},
+          {"flow_waits", r.flow_waits},
           {"peak_rss_bytes",
            {{"max", r.rss_max}, {"mean", r.rss_mean}, {"since_model_start", r.rss_reset}}},
           {"check", r.check},
@@ -168,7 +172,7 @@ void run_match(const Comm& comm, const Invocation& inv, const MatchOptions& mo) 
   std::vector<ModelRun> runs;
   for (const std::string& algorithm : algorithms)
     for (const std::string& model : models)
-      runs.push_back(run_model(comm, loaded.graph, algorithm, model, mo.check));
+      runs.push_back(run_model(comm, loaded.graph, algorithm, model, mo));
   print_table(comm, loaded, runs);
   if (mo.profile) print_profiles(comm, runs);
 
@@ -187,6 +191,7 @@ void run_match(const Comm& comm, const Invocation& inv, const MatchOptions& mo) 
     doc["graph"] = {{"vertices", loaded.graph.global_vertex_count()},
                     {"edges", loaded.graph.global_edge_count()}};
     doc["timings"] = load_timings(loaded);
+    doc["round_messages"] = mo.round_messages;
     doc["runs"] = nlohmann::json::array();
     for (const ModelRun& r : runs) doc["runs"].push_back(run_json(r));
     write_json_on_root(comm, mo.json, doc);
@@ -214,6 +219,7 @@ void add_match_command(CLI::App& app, Runner& run) {
                   "greedy matching")
       ->check(algorithm_validator())
       ->capture_default_str();
+  add_round_messages_option(*cmd, mo.round_messages);
   cmd->add_flag("--check", mo.check,
                 "Verify validity, maximality and identity with the serial greedy matching");
   cmd->add_flag("--profile", mo.profile,

@@ -22,4 +22,13 @@ CLI::Validator model_validator() {
       "MODEL");
 }
 
+void add_round_messages_option(CLI::App& app, std::uint64_t& round_messages) {
+  app.add_option("--round-messages", round_messages,
+                 "Bound on the exchange's buffers: at most N messages per neighbour and round in "
+                 "flight, the rest wait for the next round (0: unbounded, buffers sized for "
+                 "everything a phase may send)")
+      ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{1} << 40))
+      ->capture_default_str();
+}
+
 }  // namespace gc::cli

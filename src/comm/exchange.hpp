@@ -24,6 +24,7 @@ namespace gc {
 struct Message {
   std::uint64_t first;
   std::uint64_t second;
+  friend bool operator==(const Message&, const Message&) = default;
 };
 
 // What an exchange sent: per destination rank, and the rounds it took.
@@ -31,6 +32,10 @@ struct CommCounters {
   std::vector<std::uint64_t> messages_to;  // indexed by destination rank
   std::vector<std::uint64_t> bytes_to;
   std::uint64_t rounds = 0;  // exchange rounds (evoke calls that moved data)
+  // The flow control at work: times a neighbour's batch was cut at the round
+  // bound (round-based models) or a packet waited for room in its
+  // destination's ring (one-sided packet models, hybrid).
+  std::uint64_t flow_waits = 0;
   std::uint64_t messages() const;
   std::uint64_t bytes() const;
 };
@@ -41,6 +46,14 @@ struct CommCounters {
 struct Neighborhood {
   std::vector<int> ranks;               // sorted; the relation must be symmetric
   std::vector<std::uint64_t> capacity;  // per neighbour, messages in one direction
+  // Flow control, so buffers stay bounded however large a phase is. Round-based
+  // models (rma, ncl, ncl-combined): the most messages one round carries to
+  // one neighbour; the rest wait for the next round, in order. One-sided
+  // packet models (rma-/shmem-fence/-hash): a receive ring holds this many
+  // messages per sending neighbour; a packet waits for room. 0: a phase's
+  // capacity (no bound). nsr, nsr-agg and hybrid are bounded by design.
+  std::uint64_t round_messages = kDefaultRoundMessages;
+  static constexpr std::uint64_t kDefaultRoundMessages = 1 << 16;  // 1 MiB per neighbour
 };
 
 // Phases. A run of the exchange is a sequence of phases: the kernel pushes,

@@ -242,6 +242,7 @@ class HybridExchange final : public Exchange, public WorkShare {
     int rank;
     std::uint64_t slot;
     Message* packet;
+    bool waited = false;  // found its slot taken once (counted in flow_waits)
   };
 
   std::uint64_t* control_of(int rank) const {
@@ -347,6 +348,8 @@ class HybridExchange final : public Exchange, public WorkShare {
         free_.push_back(it->packet);
         it = waiting_.erase(it);
       } else {
+        if (!it->waited) ++counters_.flow_waits;
+        it->waited = true;
         ++it;
       }
     }

@@ -39,7 +39,6 @@ class NclExchange final : public RoundExchange {
  protected:
   void transfer() override {
     const size_t k = neighborhood_.ranks.size();
-    for (size_t i = 0; i < k; ++i) out_counts_[i] = outgoing_[i].size();
     if (combined_)
       combined_->alltoall(nonnull(out_counts_), 1, MPI_UINT64_T, nonnull(in_counts_), 1,
                           MPI_UINT64_T);
@@ -52,7 +51,9 @@ class NclExchange final : public RoundExchange {
       send_counts_[i] = checked_count(out_counts_[i], "neighbor_alltoallv count");
       send_displs_[i] = out_at;
       out_at += send_counts_[i];
-      send_buffer_.insert(send_buffer_.end(), outgoing_[i].begin(), outgoing_[i].end());
+      for_each_batch_piece(i, [&](std::span<const Message> piece) {
+        send_buffer_.insert(send_buffer_.end(), piece.begin(), piece.end());
+      });
       recv_counts_[i] = checked_count(in_counts_[i], "neighbor_alltoallv count");
       recv_displs_[i] = in_at;
       in_at += recv_counts_[i];

@@ -3,8 +3,10 @@
 // MPI_Iprobe(MPI_ANY_SOURCE) + MPI_Recv. Termination is local: once a rank is
 // settled it tells each neighbour how many messages it sent it (DONE), and a
 // rank finishes when every neighbour said DONE and all announced messages
-// arrived. Send slots are sized once from the neighbourhood's capacities, so
-// an Isend buffer is never moved or reused within a phase. Phases alternate
+// arrived. At most kMaxInFlight Isends are outstanding, each from its slot of
+// a ring of as many messages (a slot is reused only once its send completed);
+// messages pushed beyond that wait, by value, in per-neighbour queues
+// (chunked: memory follows the backlog), issued round-robin. Phases alternate
 // between two pairs of tags: a neighbour that already finished phase k may
 // send for phase k+1 (never k+2: that needs my DONE for k+1), and what it
 // sends is kept aside until this rank finishes phase k.
@@ -12,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "comm/chunk_fifo.hpp"
 #include "comm/exchange.hpp"
 
 namespace gc {
@@ -29,12 +32,10 @@ class NsrExchange final : public Exchange {
     comm_dup_ = comm.dup();
     const size_t k = neighborhood_.ranks.size();
     index_of_rank_.assign(static_cast<size_t>(comm.size()), -1);
-    slot_begin_.resize(k + 1, 0);
-    for (size_t i = 0; i < k; ++i) {
+    for (size_t i = 0; i < k; ++i)
       index_of_rank_[static_cast<size_t>(neighborhood_.ranks[i])] = static_cast<int>(i);
-      slot_begin_[i + 1] = slot_begin_[i] + neighborhood_.capacity[i];
-    }
-    slots_.resize(slot_begin_[k]);
+    ring_.resize(kMaxInFlight);
+    queued_.resize(k);
     sent_.assign(k, 0);
     received_.assign(k, 0);
     announced_.assign(k, kUnknown);
@@ -45,10 +46,12 @@ class NsrExchange final : public Exchange {
 
   const char* name() const override { return "nsr"; }
   bool local_progress() const override { return true; }
-  // The send slots (a phase's capacity) and the queue of sends not yet issued.
+  // The ring of in-flight sends and the queue of sends not yet issued.
   std::uint64_t buffer_bytes() const override {
-    return slots_.size() * sizeof(Message) + queued_.capacity() * sizeof(Queued) +
-           requests_.capacity() * sizeof(MPI_Request);
+    std::uint64_t bytes =
+        ring_.size() * sizeof(Message) + requests_.capacity() * sizeof(MPI_Request);
+    for (const auto& q : queued_) bytes += q.peak_bytes();
+    return bytes;
   }
 
   void push(int index, const Message& message) override {
@@ -57,9 +60,9 @@ class NsrExchange final : public Exchange {
     if (sent_[i] >= neighborhood_.capacity[i])
       fail(fmt::format("internal: nsr capacity {} to rank {} exceeded", neighborhood_.capacity[i],
                        neighborhood_.ranks[i]));
-    Message& slot = slots_[slot_begin_[i] + sent_[i]++];
-    slot = message;
-    queued_.push_back({index, &slot});
+    ++sent_[i];
+    queued_[i].push_back(message);
+    ++queued_total_;
     count(index, 1);
     if (requests_.size() - head_ < kMaxInFlight) {
       const double start = MPI_Wtime();
@@ -140,7 +143,7 @@ class NsrExchange final : public Exchange {
       }
       done_sent_ = true;
     }
-    if (!done_sent_ || queued_head_ < queued_.size()) return false;
+    if (!done_sent_ || queued_total_ > 0) return false;
     for (size_t i = 0; i < k; ++i)
       if (announced_[i] == kUnknown || received_[i] != announced_[i]) return false;
     // Everything addressed to me arrived; wait for my own sends to complete
@@ -176,8 +179,6 @@ class NsrExchange final : public Exchange {
 
   Comm comm_dup_;  // a private context: our tags never meet anybody else's
   std::vector<int> index_of_rank_;
-  std::vector<std::uint64_t> slot_begin_;
-  std::vector<Message> slots_;
   std::vector<std::uint64_t> sent_, received_, announced_, done_counts_;
   std::vector<MPI_Request> requests_;
   size_t head_ = 0;  // requests_[0, head_) have completed
@@ -186,26 +187,28 @@ class NsrExchange final : public Exchange {
   // queued_ (still one MPI_Isend per message). Millions of outstanding eager
   // sends make Open MPI's progress engine, and so every probe, slow.
   static constexpr size_t kMaxInFlight = 1024;
-  struct Queued {
-    int index;
-    const Message* slot;
-  };
-  std::vector<Queued> queued_;
-  size_t queued_head_ = 0;
+  // Data send number n goes out from ring_[n % kMaxInFlight]. Fewer than
+  // kMaxInFlight requests are outstanding when one is issued and requests
+  // retire oldest first, so send n - kMaxInFlight has completed by then.
+  std::vector<Message> ring_;
+  std::uint64_t data_sends_ = 0;
+  std::vector<ChunkFifo<Message>> queued_;  // per neighbour
+  std::uint64_t queued_total_ = 0;
 
   void issue() {
-    while (queued_head_ < queued_.size() && requests_.size() - head_ < kMaxInFlight) {
-      const Queued& q = queued_[queued_head_++];
-      MPI_Request request;
-      MPI_Isend(q.slot, 1, record_type<Message>(),
-                neighborhood_.ranks[static_cast<size_t>(q.index)], kTagData[parity_],
-                comm_dup_.get(), &request);
-      requests_.push_back(request);
-    }
-    if (queued_head_ == queued_.size()) {
-      queued_.clear();
-      queued_head_ = 0;
-    }
+    // Round-robin over the neighbours: none waits behind another's backlog.
+    while (queued_total_ > 0 && requests_.size() - head_ < kMaxInFlight)
+      for (size_t i = 0; i < queued_.size() && requests_.size() - head_ < kMaxInFlight; ++i) {
+        if (queued_[i].empty()) continue;
+        Message& slot = ring_[data_sends_++ % kMaxInFlight];
+        slot = queued_[i].front();
+        queued_[i].pop_front();
+        --queued_total_;
+        MPI_Request request;
+        MPI_Isend(&slot, 1, record_type<Message>(), neighborhood_.ranks[i], kTagData[parity_],
+                  comm_dup_.get(), &request);
+        requests_.push_back(request);
+      }
   }
   bool done_sent_ = false;
 };

@@ -1,13 +1,14 @@
 // nsr-agg: coalesced nonblocking Send-Recv, the design of the Graph500
 // reference code's `mpi_simple` BFS (graph500.org reference 2.1.4,
 // mpi/bfs_simple.c): pushes go into a per-destination coalescing buffer of
-// kPacket messages, sent with one MPI_Isend when full or when it stopped
+// kPacket messages, sent (MPI_Issend, at most kMaxInFlight at a time) when full or when it stopped
 // growing; receives are kept posted (MPI_Irecv from any source) and polled
 // in the order they were posted. Termination per phase as in nsr: a settled rank
 // flushes its buffers and tells every neighbour how many messages it sent
 // (DONE); phases alternate between two pairs of tags, and packets of the next
 // phase that arrive early are kept for it.
 #include <algorithm>
+#include <deque>
 
 #include <fmt/format.h>
 
@@ -21,6 +22,14 @@ constexpr int kTagData[2] = {1, 3};
 constexpr int kTagDone[2] = {2, 4};
 constexpr size_t kPacket = 256;     // messages per packet (4 KiB)
 constexpr int kPostedReceives = 8;  // receives kept posted
+// Flow control: data packets go out by MPI_Issend, at most this many in
+// flight; the rest wait in order (memory of ours, bounded by what the kernel
+// pushed). A plain Isend of a 4 KiB packet completes at once (eager) and the
+// receiver's MPI keeps what it has not matched yet, however much that is
+// (~100 MiB a rank on rmat:22 at 4 ranks). Few in flight are enough on shared
+// memory: 4 was faster than 16, 64 or 512 on rmat:18 at 4 ranks (each issue()
+// tests every send in flight).
+constexpr size_t kMaxInFlight = 4;
 
 class NsrAggExchange final : public Exchange {
  public:
@@ -90,7 +99,7 @@ class NsrAggExchange final : public Exchange {
       else
         size_at_evoke_[i] = packets_[open_[i]].size;
     }
-    retire_sends();
+    issue();
   }
 
   void process(const std::function<void(int, const Message&)>& handle) override {
@@ -131,6 +140,8 @@ class NsrAggExchange final : public Exchange {
       done_sent_ = true;
     }
     if (!done_sent_) return false;
+    issue();
+    if (!waiting_.empty()) return false;
     for (size_t i = 0; i < k; ++i)
       if (announced_[i] == kUnknown || received_[i] != announced_[i]) return false;
     // Everything addressed to me arrived; my own sends are being drained.
@@ -139,6 +150,7 @@ class NsrAggExchange final : public Exchange {
       if (f.packet != kNone) free_.push_back(f.packet);
     }
     in_flight_.clear();
+    data_in_flight_ = 0;
     next_phase();
     return true;
   }
@@ -174,27 +186,37 @@ class NsrAggExchange final : public Exchange {
     const size_t p = open_[i];
     open_[i] = kNone;
     size_at_evoke_[i] = 0;
-    MPI_Request request;
-    MPI_Isend(packets_[p].data.data(), checked_count(packets_[p].size, "nsr-agg packet"),
-              record_type<Message>(), neighborhood_.ranks[i], kTagData[parity_], comm_dup_.get(),
-              &request);
-    in_flight_.push_back({request, p});
-    if (in_flight_.size() >= 64) retire_sends();
+    waiting_.push_back({i, p});
+    issue();
   }
 
-  // Returns the buffers of completed sends to the free list.
-  void retire_sends() {
+  // Returns the buffers of completed sends to the free list, then issues
+  // waiting packets while fewer than kMaxInFlight are in flight. (Unbounded,
+  // ~10^5 packets were in flight and testing them all on every send made the
+  // matching on rmat:20 at 4 ranks take 1500 s.)
+  void issue() {
     size_t kept = 0;
     for (size_t f = 0; f < in_flight_.size(); ++f) {
       int flag = 0;
       MPI_Test(&in_flight_[f].request, &flag, MPI_STATUS_IGNORE);
-      if (flag) {
-        if (in_flight_[f].packet != kNone) free_.push_back(in_flight_[f].packet);
-      } else {
+      if (!flag) {
         in_flight_[kept++] = in_flight_[f];
+      } else if (in_flight_[f].packet != kNone) {
+        free_.push_back(in_flight_[f].packet);
+        --data_in_flight_;
       }
     }
     in_flight_.resize(kept);
+    while (!waiting_.empty() && data_in_flight_ < kMaxInFlight) {
+      const auto [i, p] = waiting_.front();
+      waiting_.pop_front();
+      MPI_Request request;
+      MPI_Issend(packets_[p].data.data(), checked_count(packets_[p].size, "nsr-agg packet"),
+                 record_type<Message>(), neighborhood_.ranks[i], kTagData[parity_], comm_dup_.get(),
+                 &request);
+      in_flight_.push_back({request, p});
+      ++data_in_flight_;
+    }
   }
 
   void post_receive(int r) {
@@ -246,6 +268,11 @@ class NsrAggExchange final : public Exchange {
   std::vector<size_t> free_, open_;    // free packets; the open packet per neighbour
   std::vector<size_t> size_at_evoke_;  // the open packet's size at the last evoke
   std::vector<InFlight> in_flight_;
+  struct Waiting {
+    size_t index, packet;
+  };
+  std::deque<Waiting> waiting_;  // full packets not yet sent, in push order
+  size_t data_in_flight_ = 0;
   std::vector<Message> receive_buffers_, incoming_;
   std::vector<MPI_Request> receive_requests_;
   int oldest_ = 0;  // the posted receive that matches the next message

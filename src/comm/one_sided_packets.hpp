@@ -31,29 +31,44 @@
 // stale memory never validates (the stamp is never 0 and carries the phase),
 // and neither does a seal with a zero count.
 //
-// Sizing: capacity[i] bounds what neighbour i is sent in one phase. A packet
-// holds at least one message, so a phase's packets from a neighbour with
-// capacity c take at most c * (16 + 16) bytes: the buffer, the sum of that over
-// the neighbours who send to this rank, can never overflow within a phase.
+// Bounded buffers, flow control. A receive buffer is a ring: the reservation
+// counter only grows, and a packet reserved at byte r lies at r modulo the
+// ring's size (in at most two pieces; headers never wrap, as sizes are
+// multiples of 16). The receiver publishes how far it consumed (and zeroed);
+// a sender writes a packet reserved at r only once that is at least
+// r + bytes - ring, and keeps it back until then (its slot stays taken),
+// asking again at each evoke(), process() and done(). No deadlock: the
+// reader stops only at the earliest unwritten packet, whose room is free
+// once everything before it is consumed, because no packet exceeds a ring.
+// The ring holds Neighborhood::round_messages messages per sender who may
+// write to this rank (and at least one full packet), or, if less, a whole
+// phase's worth: capacity c from a neighbour takes at most c * (16 + 16)
+// bytes in a phase (a packet holds at least one message), so with
+// round_messages 0 the ring never wraps.
 //
-// Phases and termination. There are two buffers and two counters, used by
-// phase parity. A rank that is settled (it will push nothing more in this
-// phase) sends its partial packets, completes all its writes (flush_all,
-// quiet) and enters MPI_Ibarrier; it keeps processing while the barrier is
-// pending. Once the barrier completes, every rank has completed every write of
-// this phase, so every packet in this rank's buffer is complete: process()
-// consumes the rest, and done() returns true once the read position reaches
-// the (now final) counter. The rank then resets this parity's counter and
-// read position for phase k+2. A fast rank may already write phase k+1
-// packets, into the other parity's buffer, which was reset at the end of phase
-// k-1; nobody writes phase k+2 packets before every rank entered phase k+1's
-// barrier, that is, after every rank finished phase k and reset its counter.
+// Phases and termination. There are two rings and two pairs of counters
+// (reserved, consumed), used by phase parity. A rank that is settled (it will
+// push nothing more in this phase) sends its partial packets, writes what it
+// kept back as the rings make room, completes all its writes (flush_all,
+// quiet) and enters MPI_Ibarrier; it keeps processing meanwhile. Once the
+// barrier completes, every rank has completed every write of this phase, so
+// every packet in this rank's ring is complete: process() consumes the rest,
+// and done() returns true once the read position reaches the (now final)
+// reservation counter. The rank then resets this parity's counters and read
+// position for phase k+2. A fast rank may already write phase k+1 packets,
+// into the other parity's ring, which was reset at the end of phase k-1;
+// nobody writes phase k+2 packets before every rank entered phase k+1's
+// barrier, that is, after every rank finished phase k and reset its counters.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <span>
+#include <vector>
 
 #include <sched.h>
 
@@ -75,6 +90,7 @@ namespace packets {
 inline constexpr std::uint32_t kPacketMessages = 256;
 inline constexpr std::uint64_t kHeaderBytes = 16;
 inline constexpr std::uint64_t kPacketCells = 1 + kPacketMessages;  // header + messages
+inline constexpr std::uint64_t kMaxPacketBytes = kPacketCells * kHeaderBytes;
 // What a phase may need in a receive buffer per message of capacity.
 inline constexpr std::uint64_t kBytesPerCapacity = kHeaderBytes + sizeof(Message);
 
@@ -92,33 +108,44 @@ inline std::uint32_t stamp_of(std::uint64_t phase) {
 inline std::uint64_t seal_of(std::uint32_t count, std::uint32_t stamp) {
   return static_cast<std::uint64_t>(stamp) << 32 | count;
 }
-// CRC-32 of seal, sender and the messages of the packet at `p`.
-inline std::uint32_t crc_of(const std::byte* p, std::uint32_t count) {
+
+// The bytes [skip, bytes) of a packet reserved at byte `reserved` of a ring of
+// `ring` bytes: f(ring position, offset in the packet, length) for each of
+// the one or two contiguous pieces.
+template <class F>
+void for_each_piece(std::uint64_t reserved, std::uint64_t skip, std::uint64_t bytes,
+                    std::uint64_t ring, F&& f) {
+  const std::uint64_t at = (reserved + skip) % ring;
+  const std::uint64_t first = std::min(bytes - skip, ring - at);
+  f(at, skip, first);
+  if (skip + first < bytes) f(std::uint64_t{0}, skip + first, bytes - skip - first);
+}
+
+// CRC-32 of seal, sender and the `count` messages of a packet whose header is
+// at `header` and whose messages are at `messages` of a ring of `ring` bytes
+// (contiguous when ring is 0: a packet slot).
+inline std::uint32_t crc_of(const std::byte* header, const std::byte* base,
+                            std::uint64_t messages_at, std::uint64_t ring, std::uint32_t count) {
   uLong crc = crc32(0L, Z_NULL, 0);
-  crc = crc32(crc, reinterpret_cast<const Bytef*>(p), 12);
-  crc = crc32(crc, reinterpret_cast<const Bytef*>(p + kHeaderBytes),
-              static_cast<uInt>(count * sizeof(Message)));
+  crc = crc32(crc, reinterpret_cast<const Bytef*>(header), 12);
+  const std::uint64_t bytes = count * sizeof(Message);
+  const std::uint64_t first = ring ? std::min(bytes, ring - messages_at) : bytes;
+  crc = crc32(crc, reinterpret_cast<const Bytef*>(base + messages_at), static_cast<uInt>(first));
+  if (first < bytes)
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(base), static_cast<uInt>(bytes - first));
   return static_cast<std::uint32_t>(crc);
 }
 
 enum class Seal { fence, hash };
 
-// One packet ready to go: to neighbour `index`, `bytes` bytes at `data`.
+// One packet: to neighbour `index`, `bytes` bytes at `data`, reserved at byte
+// `reserved` of the destination's ring.
 struct Outgoing {
   int index;
   std::byte* data;
   std::uint64_t bytes;
+  std::uint64_t reserved = 0;
 };
-
-// A reservation beyond the destination's buffer breaks the sizing argument:
-// the kernel pushed more than the capacity it declared (push() checks that),
-// or the sizing is wrong. Never silently overwrite.
-inline void check_room(const Outgoing& packet, std::uint64_t offset, std::uint64_t buffer_bytes,
-                       int rank) {
-  if (offset + packet.bytes > buffer_bytes)
-    fail(fmt::format("internal: receive buffer of rank {} overflows ({} + {} > {} bytes)", rank,
-                     offset, packet.bytes, buffer_bytes));
-}
 
 }  // namespace packets
 
@@ -148,6 +175,7 @@ class PacketExchange : public Exchange {
 
   void evoke() override {
     send_partial_packets();
+    write_kept_back();
     if (issued_) complete_all();
     if (moved_) ++counters_.rounds;
     moved_ = false;
@@ -156,6 +184,7 @@ class PacketExchange : public Exchange {
   void process(const std::function<void(int, const Message&)>& handle) override {
     const std::uint64_t start = read_;
     consume(handle);
+    write_kept_back();
     // An idle poll gives the core away when ranks outnumber cores: the rank
     // this one waits for may be waiting for the core (Open MPI's own progress
     // loop yields when oversubscribed; OpenSHMEM's calls never do).
@@ -166,6 +195,11 @@ class PacketExchange : public Exchange {
     if (state_ == State::active) {
       if (!locally_settled) return false;
       send_partial_packets();
+      state_ = State::flushing;
+    }
+    if (state_ == State::flushing) {
+      write_kept_back();
+      if (!kept_back_.empty()) return false;
       if (issued_) complete_all();
       barrier_.enter();
       state_ = State::closing;
@@ -178,16 +212,17 @@ class PacketExchange : public Exchange {
     // packet below it is complete; the next process() takes what is left.
     sync_incoming();
     if (read_ < reserved_bytes(parity())) return false;
-    reset_counter(parity());
+    reset_counters(parity());
     read_ = 0;
     std::fill(sent_.begin(), sent_.end(), 0);
+    std::fill(known_consumed_.begin(), known_consumed_.end(), 0);
     ++phase_;
     state_ = State::active;
     return true;
   }
 
   std::uint64_t buffer_bytes() const override {
-    return remote_bytes_ + slots_.size() * sizeof(Message);
+    return remote_bytes_ + slots_.size() * sizeof(Slot);
   }
 
  protected:
@@ -200,18 +235,28 @@ class PacketExchange : public Exchange {
     index_of_rank_.assign(static_cast<size_t>(comm.size()), -1);
     for (size_t i = 0; i < k; ++i)
       index_of_rank_[static_cast<size_t>(neighborhood_.ranks[i])] = static_cast<int>(i);
-    // What the neighbours may send me in one phase.
+    // What the neighbours may send me in one phase sizes my rings; they learn
+    // the size to wrap their writes.
     std::vector<std::uint64_t> incoming(k);
     std::uint64_t dummy = 0;
     MPI_Neighbor_alltoall(k ? neighborhood_.capacity.data() : &dummy, 1, MPI_UINT64_T,
                           k ? incoming.data() : &dummy, 1, MPI_UINT64_T, topology_.get());
-    for (std::uint64_t c : incoming) phase_bytes_ += c * packets::kBytesPerCapacity;
+    std::uint64_t phase_need = 0, bounded = 0;
+    const std::uint64_t round = neighborhood_.round_messages;
+    for (std::uint64_t c : incoming) {
+      phase_need += c * packets::kBytesPerCapacity;
+      bounded += (round ? std::min(c, round) : c) * packets::kBytesPerCapacity;
+    }
+    ring_bytes_ = std::min(phase_need, std::max(bounded, packets::kMaxPacketBytes));
+    bounded_ring_ = ring_bytes_ < phase_need;
+    destination_ring_.assign(k, 0);
+    MPI_Neighbor_allgather(&ring_bytes_, 1, MPI_UINT64_T, k ? destination_ring_.data() : &dummy, 1,
+                           MPI_UINT64_T, topology_.get());
+    known_consumed_.assign(k, 0);
     // A slot per neighbour for its open packet, and spares for packets in
-    // flight (their memory is the source of a pending write until completed).
-    const size_t slot_count = k + kSpareSlots;
-    slots_.resize(slot_count * packets::kPacketCells);
-    for (size_t s = slot_count; s-- > 0;)
-      free_.push_back(slots_.data() + s * packets::kPacketCells);
+    // flight (their memory is the source of a pending write until completed)
+    // or kept back; more are made when every one is taken.
+    for (size_t s = 0; s < k + kSpareSlots; ++s) free_.push_back(new_slot());
     open_.assign(k, nullptr);
     open_count_.assign(k, 0);
     sent_.assign(k, 0);
@@ -219,89 +264,122 @@ class PacketExchange : public Exchange {
     setup_seconds_ = MPI_Wtime() - start;
   }
 
-  // Bytes of one receive buffer (one parity): what a phase can need.
-  std::uint64_t phase_bytes() const { return phase_bytes_; }
+  // Bytes of one ring (one parity) of this rank: multiple of 16, 0 when no
+  // neighbour may send here.
+  std::uint64_t ring_bytes() const { return ring_bytes_; }
+  std::uint64_t destination_ring(int index) const {
+    return destination_ring_[static_cast<size_t>(index)];
+  }
+  const std::vector<std::uint64_t>& destination_rings() const { return destination_ring_; }
   int parity() const { return static_cast<int>(phase_ & 1); }
   packets::Seal seal() const { return seal_; }
   const Comm& topology() const { return topology_; }
   // The transport's remotely accessible memory, for buffer_bytes().
   void set_remote_bytes(std::uint64_t bytes) { remote_bytes_ = bytes; }
 
-  // The transport. write_packets: reserve room for each packet in its
-  // destination's buffer of this parity and write it (the model's sequence);
-  // at most one packet per destination. complete_writes: every write issued so
-  // far is complete at its target and its source memory free.
+  // The transport. reserve: room for each packet in its destination's ring
+  // of this parity (sets `reserved`); write_packets: writes them (the model's
+  // sequence; each piece by for_each_piece), at most one per destination
+  // and room known free. complete_writes: every write issued so far is
+  // complete at its target and its source memory free.
+  virtual void reserve(std::span<packets::Outgoing> batch) = 0;
   virtual void write_packets(std::span<const packets::Outgoing> batch) = 0;
   virtual void complete_writes() = 0;
-  // This rank's counter of `parity` (an atomic read), its reset (nobody
-  // reserves in it meanwhile), and its receive buffer.
+  // This rank's reservation counter of `parity` (an atomic read); how far
+  // neighbour `index` consumed its ring of `parity` (a remote atomic read);
+  // publishing this rank's own; the reset of both of this rank's counters of
+  // `parity` (nobody reserves meanwhile); this rank's ring of `parity`.
   virtual std::uint64_t reserved_bytes(int parity) = 0;
-  virtual void reset_counter(int parity) = 0;
+  virtual std::uint64_t consumed_by(int index, int parity) = 0;
+  virtual void publish_consumed(int parity, std::uint64_t consumed) = 0;
+  virtual void reset_counters(int parity) = 0;
   virtual std::byte* receive_buffer(int parity) = 0;
-  // Makes remote writes to this rank's memory visible to its loads.
+  // Makes remote writes to this rank's memory visible to its loads, and its
+  // own stores (zeroing) visible to remote writers.
   virtual void sync_incoming() = 0;
 
  private:
-  enum class State { active, closing, draining };
+  enum class State { active, flushing, closing, draining };
   static constexpr size_t kSpareSlots = 32;
+  using Slot = std::array<Message, packets::kPacketCells>;
 
-  // The messages of the packet at `at` when it is complete, else 0; `room`:
-  // bytes reserved from `at` on.
-  std::uint32_t complete_count(std::byte* at, std::uint64_t room, std::uint32_t stamp) const {
-    const std::uint64_t seal = std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(at))
-                                   .load(std::memory_order_acquire);
+  // The messages of the packet at ring position `at` when it is complete,
+  // else 0; `room`: bytes reserved from there on.
+  std::uint32_t complete_count(const std::byte* buffer, std::uint64_t at, std::uint64_t room,
+                               std::uint32_t stamp) const {
+    const std::uint64_t seal =
+        std::atomic_ref<const std::uint64_t>(*reinterpret_cast<const std::uint64_t*>(buffer + at))
+            .load(std::memory_order_acquire);
     const auto count = static_cast<std::uint32_t>(seal);
     if (seal >> 32 != stamp || count == 0 || count > packets::kPacketMessages ||
         packets::kHeaderBytes + count * sizeof(Message) > room)
       return 0;
     if (seal_ == packets::Seal::hash) {
       std::uint32_t check;
-      std::memcpy(&check, at + 12, sizeof check);
-      if (packets::crc_of(at, count) != check) return 0;
+      std::memcpy(&check, buffer + at + 12, sizeof check);
+      const std::uint64_t messages_at = (at + packets::kHeaderBytes) % ring_bytes_;
+      if (packets::crc_of(buffer + at, buffer, messages_at, ring_bytes_, count) != check) return 0;
     }
     return count;
   }
 
   // Hands every complete packet, in reservation order from the read
-  // position, to `handle`; stops at the first incomplete one.
+  // position, to `handle`; stops at the first incomplete one. Publishes how
+  // far it consumed, so senders kept back may write.
   void consume(const std::function<void(int, const Message&)>& handle) {
     sync_incoming();
     const std::uint64_t reserved = reserved_bytes(parity());
     std::byte* buffer = receive_buffer(parity());
     const std::uint32_t stamp = packets::stamp_of(phase_);
+    const std::uint64_t start = read_;
     while (read_ < reserved) {
-      std::byte* at = buffer + read_;
-      const std::uint32_t count = complete_count(at, reserved - read_, stamp);
+      const std::uint64_t at = read_ % ring_bytes_;
+      const std::uint32_t count = complete_count(buffer, at, reserved - read_, stamp);
       if (count == 0) {
         if (state_ == State::draining)
           fail(
               fmt::format("internal: {}: incomplete packet at byte {} after every rank completed "
                           "its writes",
                           name(), read_));
-        return;
+        break;
       }
       packets::Header header;
-      std::memcpy(&header, at, sizeof header);
+      std::memcpy(&header, buffer + at, sizeof header);
       const int from = header.sender < index_of_rank_.size() ? index_of_rank_[header.sender] : -1;
       if (from < 0)
         fail(fmt::format("internal: {}: packet from non-neighbour rank {}", name(), header.sender));
       const std::uint64_t bytes = packets::kHeaderBytes + count * sizeof(Message);
+      const std::uint64_t packet = read_;
       read_ += bytes;
+      // A message (16 bytes at a multiple of 16) never wraps.
       for (std::uint32_t k = 0; k < count; ++k) {
         Message m;
-        std::memcpy(&m, at + packets::kHeaderBytes + k * sizeof(Message), sizeof m);
+        std::memcpy(&m, buffer + (at + (k + 1) * sizeof(Message)) % ring_bytes_, sizeof m);
         handle(from, m);
       }
-      std::memset(at, 0, bytes);  // keeps the buffer zero where unwritten
+      // Keeps the ring zero where unwritten.
+      packets::for_each_piece(packet, 0, bytes, ring_bytes_,
+                              [&](std::uint64_t position, std::uint64_t, std::uint64_t length) {
+                                std::memset(buffer + position, 0, length);
+                              });
+    }
+    if (read_ != start && kept_back_by_others_possible()) {
+      sync_incoming();
+      publish_consumed(parity(), read_);
     }
   }
 
+  // Senders can be kept back only when a ring is smaller than a phase's need.
+  bool kept_back_by_others_possible() const { return bounded_ring_; }
+
   Message* take_slot() {
-    if (free_.empty()) complete_all();
+    if (free_.empty() && issued_) complete_all();
+    if (free_.empty()) return new_slot();
     Message* slot = free_.back();
     free_.pop_back();
     return slot;
   }
+  Message* new_slot() { return slots_.emplace_back().data(); }
 
   void complete_all() {
     complete_writes();
@@ -317,7 +395,8 @@ class PacketExchange : public Exchange {
     if (!partial_.empty()) send(partial_);
   }
 
-  // Seals the open packets of `indices` and hands them to the transport.
+  // Seals the open packets of `indices`, reserves their room and writes
+  // those whose room is free; keeps back the others.
   void send(std::span<const int> indices) {
     outgoing_.clear();
     const std::uint32_t stamp = packets::stamp_of(phase_);
@@ -329,31 +408,85 @@ class PacketExchange : public Exchange {
                                    static_cast<std::uint32_t>(comm_.rank()), 0};
       std::memcpy(data, &header, sizeof header);
       if (seal_ == packets::Seal::hash) {
-        const std::uint32_t check = packets::crc_of(data, n);
+        const std::uint32_t check = packets::crc_of(data, data, packets::kHeaderBytes, 0, n);
         std::memcpy(data + 12, &check, sizeof check);
       }
       outgoing_.push_back({index, data, packets::kHeaderBytes + n * sizeof(Message)});
       count(index, n);
-      in_flight_.push_back(open_[i]);
       open_[i] = nullptr;
       open_count_[i] = 0;
     }
-    write_packets(outgoing_);
-    issued_ = moved_ = true;
+    reserve(outgoing_);
+    for (const packets::Outgoing& packet : outgoing_)
+      if (packet.bytes > destination_ring(packet.index))
+        fail(fmt::format("internal: {}: a {}-byte packet exceeds the {}-byte ring of rank {}",
+                         name(), packet.bytes, destination_ring(packet.index),
+                         neighborhood_.ranks[static_cast<size_t>(packet.index)]));
+    write_if_room(outgoing_, false);
+    moved_ = true;
+  }
+
+  // Writes the packets of `batch` whose room in the destination's ring is
+  // free (as last known, or asked again when `ask`), at most one per
+  // destination per write_packets(); keeps back the rest, in order.
+  void write_if_room(std::vector<packets::Outgoing>& batch, bool ask) {
+    std::vector<packets::Outgoing> rest;
+    asked_.assign(known_consumed_.size(), false);
+    while (!batch.empty()) {
+      ready_.clear();
+      rest.clear();
+      taken_.assign(known_consumed_.size(), false);
+      for (const packets::Outgoing& packet : batch) {
+        const size_t i = static_cast<size_t>(packet.index);
+        const std::uint64_t ring = destination_ring_[i];
+        bool room = packet.reserved + packet.bytes <= known_consumed_[i] + ring;
+        if (!room && ask && !asked_[i]) {
+          known_consumed_[i] = consumed_by(packet.index, parity());
+          asked_[i] = true;
+          room = packet.reserved + packet.bytes <= known_consumed_[i] + ring;
+        }
+        if (room && !taken_[i]) {
+          taken_[i] = true;
+          ready_.push_back(packet);
+        } else {
+          rest.push_back(packet);
+        }
+      }
+      if (ready_.empty()) break;
+      write_packets(ready_);
+      for (const packets::Outgoing& packet : ready_)
+        in_flight_.push_back(reinterpret_cast<Message*>(packet.data));
+      issued_ = true;
+      batch.swap(rest);
+    }
+    // What is left has no room yet.
+    if (&batch != &kept_back_) {
+      counters_.flow_waits += batch.size();
+      kept_back_.insert(kept_back_.end(), batch.begin(), batch.end());
+    }
+  }
+
+  void write_kept_back() {
+    if (!kept_back_.empty()) write_if_room(kept_back_, true);
   }
 
   packets::Seal seal_;
   Comm topology_;
   std::vector<int> index_of_rank_;
-  std::uint64_t phase_bytes_ = 0, remote_bytes_ = 0;
+  std::uint64_t remote_bytes_ = 0;
+  std::uint64_t ring_bytes_ = 0;
+  bool bounded_ring_ = false;  // smaller than a phase's need: senders may be kept back
+  std::vector<std::uint64_t> destination_ring_;  // per neighbour: its ring's bytes
+  std::vector<std::uint64_t> known_consumed_;    // per neighbour, this phase: a lower bound
 
-  std::vector<Message> slots_;  // packet slots: a header cell, then the messages
+  std::deque<Slot> slots_;      // packet slots: a header cell, then the messages
   std::vector<Message*> open_;  // per neighbour: its packet being filled, or null
   std::vector<std::uint32_t> open_count_;
   std::vector<Message*> free_, in_flight_;
   std::vector<std::uint64_t> sent_;  // per neighbour, this phase: the capacity check
   std::vector<int> partial_;
-  std::vector<packets::Outgoing> outgoing_;
+  std::vector<packets::Outgoing> outgoing_, ready_, kept_back_;
+  std::vector<bool> asked_, taken_;
   bool oversubscribed_ = false;  // more ranks on this node than cores
   bool issued_ = false;          // writes issued since the last complete_writes()
   bool moved_ = false;           // packets sent since the last evoke()
@@ -361,28 +494,24 @@ class PacketExchange : public Exchange {
   std::uint64_t phase_ = 0;
   State state_ = State::active;
   PhaseBarrier barrier_;
-  std::uint64_t read_ = 0;  // position in this parity's receive buffer
+  std::uint64_t read_ = 0;  // position in this parity's ring (reservation order)
 };
 
-// The window of rma-fence and rma-hash: two reservation counters (one per
-// phase parity), then two receive buffers of `phase_bytes` each; one
-// MPI_Win_lock_all epoch for its lifetime. Collective.
+// The window of rma-fence and rma-hash: per phase parity a reservation
+// counter and a consumed counter, then two rings (`ring_bytes` each; a
+// neighbour's from `rings`); one MPI_Win_lock_all epoch for its lifetime.
+// Collective.
 class PacketWindow {
  public:
-  PacketWindow(const Comm& comm, const Comm& topology, const std::vector<int>& neighbours,
-               std::uint64_t phase_bytes)
-      : neighbours_(neighbours), phase_bytes_(phase_bytes), rank_(comm.rank()) {
-    // Where each neighbour's second buffer begins depends on its size.
-    neighbour_phase_bytes_.resize(neighbours.size());
-    std::uint64_t dummy = 0;
-    MPI_Neighbor_allgather(&phase_bytes_, 1, MPI_UINT64_T,
-                           neighbours.empty() ? &dummy : neighbour_phase_bytes_.data(), 1,
-                           MPI_UINT64_T, topology.get());
+  PacketWindow(const Comm& comm, const std::vector<int>& neighbours, std::uint64_t ring_bytes,
+               std::vector<std::uint64_t> rings)
+      : neighbours_(neighbours), rings_(std::move(rings)), rank_(comm.rank()) {
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "accumulate_ordering", "none");  // every ordering point is a flush
     MPI_Info_set(info, "same_disp_unit", "true");
-    bytes_ = kCountersBytes + 2 * phase_bytes;
+    bytes_ = kCountersBytes + 2 * ring_bytes;
+    ring_bytes_ = ring_bytes;
     MPI_Win_allocate(static_cast<MPI_Aint>(bytes_), 1, info, comm.get(), &base_, &window_);
     MPI_Info_free(&info);
     std::memset(base_, 0, bytes_);
@@ -406,43 +535,34 @@ class PacketWindow {
   std::uint64_t bytes() const { return bytes_; }
   int rank_of(int index) const { return neighbours_[static_cast<size_t>(index)]; }
   std::byte* local_buffer(int parity) const {
-    return static_cast<std::byte*>(base_) + kCountersBytes + parity * phase_bytes_;
+    return static_cast<std::byte*>(base_) + kCountersBytes + parity * ring_bytes_;
   }
-  // Where, in neighbour `index`'s window, the packet at `offset` of its
-  // buffer of `parity` begins.
-  MPI_Aint remote_displacement(int index, int parity, std::uint64_t offset) const {
-    return static_cast<MPI_Aint>(
-        kCountersBytes + parity * neighbour_phase_bytes_[static_cast<size_t>(index)] + offset);
+  // Where, in neighbour `index`'s window, byte `position` of its ring of
+  // `parity` is.
+  MPI_Aint remote_displacement(int index, int parity, std::uint64_t position) const {
+    return static_cast<MPI_Aint>(kCountersBytes + parity * rings_[static_cast<size_t>(index)] +
+                                 position);
   }
 
-  // This rank's counter of `parity`, read atomically through MPI.
-  std::uint64_t read_counter(int parity) const {
-    std::uint64_t ignored = 0, value = 0;
-    MPI_Fetch_and_op(&ignored, &value, MPI_UINT64_T, rank_, counter(parity), MPI_NO_OP, window_);
-    MPI_Win_flush(rank_, window_);
-    return value;
+  // This rank's reservation counter of `parity`, read atomically through MPI.
+  std::uint64_t read_counter(int parity) const { return fetch(rank_, reserved(parity)); }
+  std::uint64_t consumed_by(int index, int parity) const {
+    return fetch(rank_of(index), consumed(parity));
   }
-  void reset_counter(int parity) const {
-    std::uint64_t zero = 0, old = 0;
-    MPI_Fetch_and_op(&zero, &old, MPI_UINT64_T, rank_, counter(parity), MPI_REPLACE, window_);
-    MPI_Win_flush(rank_, window_);
+  void publish_consumed(int parity, std::uint64_t value) const { replace(consumed(parity), value); }
+  void reset_counters(int parity) const {
+    replace(consumed(parity), 0);
+    replace(reserved(parity), 0);
     MPI_Win_sync(window_);
   }
 
-  // Reserves room for each packet in its destination's buffer of `parity` (one
-  // fetch-and-add each, completed together); offsets[k] is where packets[k]
-  // goes in that buffer.
-  void reserve(std::span<const packets::Outgoing> batch, int parity,
-               std::vector<std::uint64_t>& offsets) const {
-    offsets.resize(batch.size());
-    for (size_t k = 0; k < batch.size(); ++k)
-      MPI_Fetch_and_op(&batch[k].bytes, &offsets[k], MPI_UINT64_T, rank_of(batch[k].index),
-                       counter(parity), MPI_SUM, window_);
+  // Reserves room for each packet in its destination's ring of `parity` (one
+  // fetch-and-add each, completed together).
+  void reserve(std::span<packets::Outgoing> batch, int parity) const {
+    for (packets::Outgoing& packet : batch)
+      MPI_Fetch_and_op(&packet.bytes, &packet.reserved, MPI_UINT64_T, rank_of(packet.index),
+                       reserved(parity), MPI_SUM, window_);
     flush(batch);
-    for (size_t k = 0; k < batch.size(); ++k)
-      packets::check_room(batch[k], offsets[k],
-                          neighbour_phase_bytes_[static_cast<size_t>(batch[k].index)],
-                          rank_of(batch[k].index));
   }
   // Remote completion of everything issued to the destinations of `batch`.
   void flush(std::span<const packets::Outgoing> batch) const {
@@ -454,11 +574,23 @@ class PacketWindow {
 
  private:
   static constexpr std::uint64_t kCountersBytes = 64;
-  static MPI_Aint counter(int parity) { return parity * 8; }
+  static MPI_Aint reserved(int parity) { return parity * 8; }
+  static MPI_Aint consumed(int parity) { return 16 + parity * 8; }
+  std::uint64_t fetch(int rank, MPI_Aint at) const {
+    std::uint64_t ignored = 0, value = 0;
+    MPI_Fetch_and_op(&ignored, &value, MPI_UINT64_T, rank, at, MPI_NO_OP, window_);
+    MPI_Win_flush(rank, window_);
+    return value;
+  }
+  void replace(MPI_Aint at, std::uint64_t value) const {
+    std::uint64_t old = 0;
+    MPI_Fetch_and_op(&value, &old, MPI_UINT64_T, rank_, at, MPI_REPLACE, window_);
+    MPI_Win_flush(rank_, window_);
+  }
 
   std::vector<int> neighbours_;
-  std::vector<std::uint64_t> neighbour_phase_bytes_;
-  std::uint64_t phase_bytes_;
+  std::vector<std::uint64_t> rings_;
+  std::uint64_t ring_bytes_ = 0;
   int rank_;
   std::uint64_t bytes_ = 0;
   MPI_Win window_ = MPI_WIN_NULL;
@@ -466,63 +598,66 @@ class PacketWindow {
 };
 
 #if GRAPHCOMM_HAVE_OPENSHMEM
-// The symmetric memory of shmem-fence and shmem-hash: two reservation counters
-// (one per phase parity), then two receive buffers, as large on every PE (the
-// largest need: symmetric allocations are). Collective over the whole job:
-// symmetric allocation involves every PE, so `comm` must be MPI_COMM_WORLD or
-// a duplicate (then PE = rank).
+// The symmetric memory of shmem-fence and shmem-hash: per phase parity a
+// reservation counter and a consumed counter, then two rings. Symmetric
+// allocations are as large on every PE, so the rings are placed by the
+// largest; each PE's ring keeps its own size (`ring_bytes`, what its writers
+// wrap by). Collective over the whole job: symmetric allocation involves
+// every PE, so `comm` must be MPI_COMM_WORLD or a duplicate (then PE = rank).
 class PacketHeap {
  public:
-  PacketHeap(const Comm& comm, const std::vector<int>& neighbours, std::uint64_t phase_bytes,
+  PacketHeap(const Comm& comm, const std::vector<int>& neighbours, std::uint64_t ring_bytes,
              const char* what)
       : neighbours_(neighbours), rank_(comm.rank()) {
     int relation = MPI_UNEQUAL;
     MPI_Comm_compare(comm.get(), MPI_COMM_WORLD, &relation);
     if (relation != MPI_IDENT && relation != MPI_CONGRUENT)
       fail_everywhere(fmt::format("{}: OpenSHMEM models run on all ranks of the job only", what));
-    phase_bytes_ = (max_over_ranks(comm, phase_bytes) + 63) / 64 * 64;
-    const std::uint64_t bytes = kCountersBytes + 2 * phase_bytes_;
+    stride_ = (max_over_ranks(comm, ring_bytes) + 63) / 64 * 64;
+    const std::uint64_t bytes = kCountersBytes + 2 * stride_;
     ensure_shmem_initialized(bytes);
     block_ = SymmetricBlock(bytes, what);
   }
 
   std::uint64_t bytes() const { return block_.size(); }
   int pe_of(int index) const { return neighbours_[static_cast<size_t>(index)]; }
-  std::byte* buffer(int parity) const {
-    return block_.data() + kCountersBytes + parity * phase_bytes_;
-  }
-  // Where the packet at `offset` of a buffer of `parity` begins, on every PE.
-  void* remote(int parity, std::uint64_t offset) const { return buffer(parity) + offset; }
+  std::byte* buffer(int parity) const { return block_.data() + kCountersBytes + parity * stride_; }
 
   std::uint64_t read_counter(int parity) const {
-    return shmem_ulong_atomic_fetch(counter(parity), rank_);
+    return shmem_ulong_atomic_fetch(reserved(parity), rank_);
   }
-  void reset_counter(int parity) const {
-    shmem_ulong_atomic_set(counter(parity), 0, rank_);
+  std::uint64_t consumed_by(int index, int parity) const {
+    return shmem_ulong_atomic_fetch(consumed(parity), pe_of(index));
+  }
+  void publish_consumed(int parity, std::uint64_t value) const {
+    shmem_ulong_atomic_set(consumed(parity), value, rank_);
+  }
+  void reset_counters(int parity) const {
+    shmem_ulong_atomic_set(consumed(parity), 0, rank_);
+    shmem_ulong_atomic_set(reserved(parity), 0, rank_);
     shmem_quiet();
   }
-  // Reserves room for each packet in its destination's buffer of `parity`
-  // (one blocking fetch-and-add each); offsets[k] is where packets[k] goes.
-  void reserve(std::span<const packets::Outgoing> batch, int parity,
-               std::vector<std::uint64_t>& offsets) const {
-    offsets.resize(batch.size());
-    for (size_t k = 0; k < batch.size(); ++k) {
-      offsets[k] =
-          shmem_ulong_atomic_fetch_add(counter(parity), batch[k].bytes, pe_of(batch[k].index));
-      packets::check_room(batch[k], offsets[k], phase_bytes_, pe_of(batch[k].index));
-    }
+  // Reserves room for each packet in its destination's ring of `parity` (one
+  // blocking fetch-and-add each).
+  void reserve(std::span<packets::Outgoing> batch, int parity) const {
+    for (packets::Outgoing& packet : batch)
+      packet.reserved =
+          shmem_ulong_atomic_fetch_add(reserved(parity), packet.bytes, pe_of(packet.index));
   }
 
  private:
   static constexpr std::uint64_t kCountersBytes = 64;
   static_assert(sizeof(unsigned long) == sizeof(std::uint64_t));
-  unsigned long* counter(int parity) const {
+  unsigned long* reserved(int parity) const {
     return reinterpret_cast<unsigned long*>(block_.data()) + parity;
+  }
+  unsigned long* consumed(int parity) const {
+    return reinterpret_cast<unsigned long*>(block_.data()) + 2 + parity;
   }
 
   std::vector<int> neighbours_;
   int rank_;
-  std::uint64_t phase_bytes_ = 0;
+  std::uint64_t stride_ = 0;
   SymmetricBlock block_;
 };
 #endif

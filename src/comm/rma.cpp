@@ -1,9 +1,10 @@
 // rma: MPI-3 one-sided, passive target (Ghosh et al., IPDPS 2019, section
 // III-B). One MPI_Win_lock_all epoch for the whole run. The window holds, for
-// each neighbour, a region as large as the most that neighbour will ever send
-// (a prefix sum over the capacities); each rank learns its offset in every
+// each neighbour, a region as large as the most that neighbour will send in
+// one round (its capacity, bounded by the flow control of round_exchange.hpp;
+// a prefix sum over those bounds); each rank learns its offset in every
 // neighbour's window once, by MPI_Neighbor_alltoall. A round: MPI_Put of the
-// buffered messages at the start of my region in each neighbour's window,
+// buffered messages (one put per queue chunk) at the start of my region in each neighbour's window,
 // MPI_Win_flush_all (remote completion), MPI_Neighbor_alltoall of the counts,
 // MPI_Win_sync, then the receiver reads its regions. A region is overwritten
 // only in the next round, after the global reduction in done(), which every
@@ -22,10 +23,13 @@ class RmaExchange final : public RoundExchange {
     const double start = MPI_Wtime();
     topology_ = comm.dist_graph_adjacent(neighborhood_.ranks);
     const size_t k = neighborhood_.ranks.size();
-    // What each neighbour may send me, hence my regions and their offsets.
+    // What each neighbour may send me in a round, hence my regions and their
+    // offsets (the sender's bound: it is the one that enforces it).
     std::vector<std::uint64_t> incoming_capacity(k), my_offsets(k), remote(k);
-    MPI_Neighbor_alltoall(nonnull(neighborhood_.capacity), 1, MPI_UINT64_T,
-                          nonnull(incoming_capacity), 1, MPI_UINT64_T, topology_.get());
+    outgoing_capacity_.resize(k);
+    for (size_t i = 0; i < k; ++i) outgoing_capacity_[i] = round_bound(neighborhood_.capacity[i]);
+    MPI_Neighbor_alltoall(nonnull(outgoing_capacity_), 1, MPI_UINT64_T, nonnull(incoming_capacity),
+                          1, MPI_UINT64_T, topology_.get());
     region_begin_.resize(k + 1, 0);
     for (size_t i = 0; i < k; ++i) {
       my_offsets[i] = region_begin_[i];
@@ -34,7 +38,6 @@ class RmaExchange final : public RoundExchange {
     MPI_Neighbor_alltoall(nonnull(my_offsets), 1, MPI_UINT64_T, nonnull(remote), 1, MPI_UINT64_T,
                           topology_.get());
     remote_offset_ = std::move(remote);
-    outgoing_capacity_ = neighborhood_.capacity;
 
     MPI_Info info;
     MPI_Info_create(&info);
@@ -66,15 +69,17 @@ class RmaExchange final : public RoundExchange {
   void transfer() override {
     const size_t k = neighborhood_.ranks.size();
     for (size_t i = 0; i < k; ++i) {
-      out_counts_[i] = outgoing_[i].size();
       if (out_counts_[i] == 0) continue;
       if (out_counts_[i] > outgoing_capacity_[i])
         fail(fmt::format("internal: rma region for rank {} too small ({} > {})",
                          neighborhood_.ranks[i], out_counts_[i], outgoing_capacity_[i]));
-      MPI_Put(outgoing_[i].data(), checked_count(out_counts_[i], "MPI_Put count"),
-              record_type<Message>(), neighborhood_.ranks[i],
-              static_cast<MPI_Aint>(remote_offset_[i]),
-              checked_count(out_counts_[i], "MPI_Put count"), record_type<Message>(), window_);
+      std::uint64_t at = remote_offset_[i];
+      for_each_batch_piece(i, [&](std::span<const Message> piece) {
+        const int count = checked_count(piece.size(), "MPI_Put count");
+        MPI_Put(piece.data(), count, record_type<Message>(), neighborhood_.ranks[i],
+                static_cast<MPI_Aint>(at), count, record_type<Message>(), window_);
+        at += piece.size();
+      });
     }
     MPI_Win_flush_all(window_);
     MPI_Neighbor_alltoall(nonnull(out_counts_), 1, MPI_UINT64_T, nonnull(in_counts_), 1,

@@ -23,7 +23,7 @@ class RmaPacketExchange final : public PacketExchange {
   RmaPacketExchange(const Comm& comm, Neighborhood nb, packets::Seal seal)
       : PacketExchange(comm, std::move(nb), seal) {
     const double start = MPI_Wtime();
-    window_.emplace(comm, topology(), neighborhood_.ranks, phase_bytes());
+    window_.emplace(comm, neighborhood_.ranks, ring_bytes(), destination_rings());
     set_remote_bytes(window_->bytes());
     setup_seconds_ += MPI_Wtime() - start;
   }
@@ -33,34 +33,43 @@ class RmaPacketExchange final : public PacketExchange {
   }
 
  protected:
+  void reserve(std::span<packets::Outgoing> batch) override { window_->reserve(batch, parity()); }
   void write_packets(std::span<const packets::Outgoing> batch) override {
     const int parity = this->parity();
     const MPI_Win win = window_->get();
-    window_->reserve(batch, parity, offsets_);
     // Fence puts all but the seal first; hash puts the whole packet.
     const std::uint64_t skip = seal() == packets::Seal::fence ? sizeof(std::uint64_t) : 0;
-    for (size_t k = 0; k < batch.size(); ++k) {
-      const int bytes = static_cast<int>(batch[k].bytes - skip);
-      MPI_Put(batch[k].data + skip, bytes, MPI_BYTE, window_->rank_of(batch[k].index),
-              window_->remote_displacement(batch[k].index, parity, offsets_[k] + skip), bytes,
-              MPI_BYTE, win);
-    }
+    for (const packets::Outgoing& packet : batch)
+      packets::for_each_piece(
+          packet.reserved, skip, packet.bytes, destination_ring(packet.index),
+          [&](std::uint64_t position, std::uint64_t from, std::uint64_t length) {
+            const int bytes = static_cast<int>(length);
+            MPI_Put(packet.data + from, bytes, MPI_BYTE, window_->rank_of(packet.index),
+                    window_->remote_displacement(packet.index, parity, position), bytes, MPI_BYTE,
+                    win);
+          });
     if (seal() == packets::Seal::hash) return;
     window_->flush(batch);
-    for (size_t k = 0; k < batch.size(); ++k)
-      MPI_Accumulate(batch[k].data, 1, MPI_UINT64_T, window_->rank_of(batch[k].index),
-                     window_->remote_displacement(batch[k].index, parity, offsets_[k]), 1,
-                     MPI_UINT64_T, MPI_REPLACE, win);
+    for (const packets::Outgoing& packet : batch)
+      MPI_Accumulate(packet.data, 1, MPI_UINT64_T, window_->rank_of(packet.index),
+                     window_->remote_displacement(packet.index, parity,
+                                                  packet.reserved % destination_ring(packet.index)),
+                     1, MPI_UINT64_T, MPI_REPLACE, win);
   }
   void complete_writes() override { MPI_Win_flush_all(window_->get()); }
   std::uint64_t reserved_bytes(int parity) override { return window_->read_counter(parity); }
-  void reset_counter(int parity) override { window_->reset_counter(parity); }
+  std::uint64_t consumed_by(int index, int parity) override {
+    return window_->consumed_by(index, parity);
+  }
+  void publish_consumed(int parity, std::uint64_t consumed) override {
+    window_->publish_consumed(parity, consumed);
+  }
+  void reset_counters(int parity) override { window_->reset_counters(parity); }
   std::byte* receive_buffer(int parity) override { return window_->local_buffer(parity); }
   void sync_incoming() override { MPI_Win_sync(window_->get()); }
 
  private:
   std::optional<PacketWindow> window_;
-  std::vector<std::uint64_t> offsets_;
 };
 
 }  // namespace

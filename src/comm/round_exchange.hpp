@@ -2,10 +2,19 @@
 // buffered per neighbour during a round; evoke() moves the round's messages
 // (the model's transfer()) and counts; process() walks what arrived; done()
 // is a global reduction of the messages still waiting to be sent.
+//
+// Flow control: a round carries at most Neighborhood::round_messages to one
+// neighbour (its batch), the oldest first; the rest stay queued for the next
+// rounds. Windows and receive arrays are sized by the batch, not by the
+// phase, so their memory is bounded; a phase may take more rounds. done()
+// counts the queued rest, so a phase ends only once everything went out. The
+// queues are chunked (chunk_fifo.hpp): their memory is the backlog's.
 #pragma once
 
+#include <algorithm>
 #include <span>
 
+#include "comm/chunk_fifo.hpp"
 #include "comm/exchange.hpp"
 
 namespace gc {
@@ -18,10 +27,17 @@ class RoundExchange : public Exchange {
   }
 
   void evoke() override {
-    for (size_t i = 0; i < outgoing_.size(); ++i) count(static_cast<int>(i), outgoing_[i].size());
+    for (size_t i = 0; i < outgoing_.size(); ++i) {
+      const std::uint64_t queued = outgoing_[i].size();
+      out_counts_[i] = std::min(queued, batch_limit_);
+      if (queued > batch_limit_) ++counters_.flow_waits;
+      count(static_cast<int>(i), out_counts_[i]);
+    }
     transfer();
-    for (auto& out : outgoing_) out.clear();
-    pending_ = 0;
+    for (size_t i = 0; i < outgoing_.size(); ++i) {
+      outgoing_[i].pop_front(out_counts_[i]);
+      pending_ -= out_counts_[i];
+    }
     ++counters_.rounds;
   }
 
@@ -41,16 +57,29 @@ class RoundExchange : public Exchange {
     outgoing_.resize(neighborhood_.ranks.size());
     in_counts_.assign(neighborhood_.ranks.size(), 0);
     out_counts_.assign(neighborhood_.ranks.size(), 0);
+    if (neighborhood_.round_messages > 0) batch_limit_ = neighborhood_.round_messages;
   }
-  // Moves outgoing_ to the neighbours and fills in_counts_.
+  // Moves each neighbour's batch (out_counts_[i] messages, for_each_batch_piece)
+  // to it and fills in_counts_.
   virtual void transfer() = 0;
+  // f(span) over the messages this round carries to neighbour i, in order,
+  // in contiguous pieces.
+  template <class F>
+  void for_each_batch_piece(size_t i, F&& f) const {
+    outgoing_[i].for_each_piece(out_counts_[i], f);
+  }
+  // Most messages a neighbour may receive from one sender in one round: its
+  // phase capacity, bounded by the flow control.
+  std::uint64_t round_bound(std::uint64_t capacity) const {
+    return std::min(capacity, batch_limit_);
+  }
   // The messages that arrived from neighbour i in the last round.
   virtual std::span<const Message> incoming(size_t i) const = 0;
 
-  // The per-neighbour queues of the round (their high-water capacity).
+  // The per-neighbour queues of the round (their high-water memory).
   std::uint64_t queue_bytes() const {
     std::uint64_t bytes = 0;
-    for (const auto& out : outgoing_) bytes += out.capacity() * sizeof(Message);
+    for (const auto& out : outgoing_) bytes += out.peak_bytes();
     return bytes;
   }
 
@@ -62,9 +91,12 @@ class RoundExchange : public Exchange {
     return v.empty() ? &dummy : v.data();
   }
 
-  std::vector<std::vector<Message>> outgoing_;
+  std::vector<ChunkFifo<Message>> outgoing_;
   std::vector<std::uint64_t> in_counts_, out_counts_;
-  std::uint64_t pending_ = 0;
+  std::uint64_t pending_ = 0;  // pushed, not yet sent (this round's and the backlog)
+
+ private:
+  std::uint64_t batch_limit_ = ~std::uint64_t{0};
 };
 
 }  // namespace gc

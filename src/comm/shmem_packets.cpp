@@ -23,7 +23,7 @@ class ShmemPacketExchange final : public PacketExchange {
   ShmemPacketExchange(const Comm& comm, Neighborhood nb, packets::Seal seal)
       : PacketExchange(comm, std::move(nb), seal) {
     const double start = MPI_Wtime();
-    heap_.emplace(comm, neighborhood_.ranks, phase_bytes(), name());
+    heap_.emplace(comm, neighborhood_.ranks, ring_bytes(), name());
     set_remote_bytes(heap_->bytes());
     setup_seconds_ += MPI_Wtime() - start;
   }
@@ -33,32 +33,42 @@ class ShmemPacketExchange final : public PacketExchange {
   }
 
  protected:
+  void reserve(std::span<packets::Outgoing> batch) override { heap_->reserve(batch, parity()); }
   void write_packets(std::span<const packets::Outgoing> batch) override {
     const int parity = this->parity();
-    heap_->reserve(batch, parity, offsets_);
     // Fence puts all but the seal first; hash puts the whole packet.
     const std::uint64_t skip = seal() == packets::Seal::fence ? sizeof(std::uint64_t) : 0;
-    for (size_t k = 0; k < batch.size(); ++k)
-      shmem_putmem_nbi(static_cast<std::byte*>(heap_->remote(parity, offsets_[k])) + skip,
-                       batch[k].data + skip, batch[k].bytes - skip, heap_->pe_of(batch[k].index));
+    for (const packets::Outgoing& packet : batch)
+      packets::for_each_piece(
+          packet.reserved, skip, packet.bytes, destination_ring(packet.index),
+          [&](std::uint64_t position, std::uint64_t from, std::uint64_t length) {
+            shmem_putmem_nbi(heap_->buffer(parity) + position, packet.data + from, length,
+                             heap_->pe_of(packet.index));
+          });
     if (seal() == packets::Seal::hash) return;
     shmem_fence();
-    for (size_t k = 0; k < batch.size(); ++k) {
+    for (const packets::Outgoing& packet : batch) {
       unsigned long seal_word = 0;
-      std::memcpy(&seal_word, batch[k].data, sizeof seal_word);
-      shmem_ulong_atomic_set(static_cast<unsigned long*>(heap_->remote(parity, offsets_[k])),
-                             seal_word, heap_->pe_of(batch[k].index));
+      std::memcpy(&seal_word, packet.data, sizeof seal_word);
+      const std::uint64_t position = packet.reserved % destination_ring(packet.index);
+      shmem_ulong_atomic_set(reinterpret_cast<unsigned long*>(heap_->buffer(parity) + position),
+                             seal_word, heap_->pe_of(packet.index));
     }
   }
   void complete_writes() override { shmem_quiet(); }
   std::uint64_t reserved_bytes(int parity) override { return heap_->read_counter(parity); }
-  void reset_counter(int parity) override { heap_->reset_counter(parity); }
+  std::uint64_t consumed_by(int index, int parity) override {
+    return heap_->consumed_by(index, parity);
+  }
+  void publish_consumed(int parity, std::uint64_t consumed) override {
+    heap_->publish_consumed(parity, consumed);
+  }
+  void reset_counters(int parity) override { heap_->reset_counters(parity); }
   std::byte* receive_buffer(int parity) override { return heap_->buffer(parity); }
-  void sync_incoming() override { std::atomic_thread_fence(std::memory_order_acquire); }
+  void sync_incoming() override { std::atomic_thread_fence(std::memory_order_seq_cst); }
 
  private:
   std::optional<PacketHeap> heap_;
-  std::vector<std::uint64_t> offsets_;
 };
 
 }  // namespace

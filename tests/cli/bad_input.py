@@ -341,6 +341,9 @@ def spec_and_option_cases(b):
                         literal("--partition: chaco not in")))
     b.cases.append(Case("bfs/unknown-reordering", ["bfs", "--graph", "rgg:10", "--reorder", "amd"],
                         literal("--reorder: amd not in")))
+    b.cases.append(Case("match/negative-round-messages",
+                        ["match", "--graph", "rgg:10", "--round-messages", "-1"],
+                        literal("--round-messages")))
     b.cases.append(Case("match/unknown-algorithm",
                         ["match", "--graph", "rgg:10", "--algorithm", "greedy"],
                         "^" + literal("--algorithm: unknown matching algorithm 'greedy' "

@@ -10,7 +10,8 @@ imports nothing from the project):
     minus one): every pair is an edge of the file, no vertex twice;
   - it is maximal: no edge of the file has both ends unmatched;
   - --json agrees with it (cardinality) and across algorithms, models and
-    rank counts (weight, cardinality), --check says OK for every run;
+    rank counts (weight, cardinality), --check says OK for every run; also
+    with --round-messages 1 (buffers of one message per neighbour and round);
   - --comm-matrix adds up to the messages and bytes of --json, nothing is
     sent to oneself, and the round profile accounts for every message.
 
@@ -30,12 +31,12 @@ MODELS = ["nsr", "rma", "ncl"]  # the default; ctest passes every model of the b
 RUN_TIMEOUT = 300
 
 
-def run(launcher, graphcomm, graph, ranks, algorithm, model, workdir):
+def run(launcher, graphcomm, graph, ranks, algorithm, model, workdir, extra=()):
     tag = f"{algorithm}.{model}.np{ranks}"
     files = {k: os.path.join(workdir, f"{k}.{tag}") for k in ("json", "mates", "matrix")}
     cmd = launcher + ["-np", str(ranks), graphcomm, "match", "-q", "--graph", graph,
                       "--algorithm", algorithm, "--model", model, "--check", "--json", files["json"],
-                      "--mates", files["mates"], "--comm-matrix", files["matrix"]]
+                      "--mates", files["mates"], "--comm-matrix", files["matrix"], *extra]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=RUN_TIMEOUT)
     if proc.returncode != 0:
         raise AssertionError(f"exit {proc.returncode}: {' '.join(cmd)}\n{proc.stderr}")
@@ -125,11 +126,16 @@ def main():
                 assert [r["algorithm"] for r in doc["runs"]] == ["ld", "suitor"], \
                     f"{where}: runs {[r['algorithm'] for r in doc['runs']]}"
                 agree(doc, pairs, where)
-            # Suitor's own mates, and every model in one run.
-            where = f"{os.path.basename(args.graph)} at {ranks} ranks, suitor"
+            # Suitor's own mates, and every model in one run, with the
+            # exchange's buffers bounded to one message per neighbour and round.
+            where = f"{os.path.basename(args.graph)} at {ranks} ranks, suitor, --round-messages 1"
             doc, matrix, pairs = run(args.launcher, args.graphcomm, args.graph, ranks, "suitor",
-                                     "all", workdir)
+                                     "all", workdir, ["--round-messages", "1"])
             check_counts(doc, matrix, ranks, where)
+            assert doc["round_messages"] == 1, f"{where}: round_messages {doc['round_messages']}"
+            for r in doc["runs"]:
+                assert r["flow_waits"] >= 0 and (ranks > 1 or r["flow_waits"] == 0), \
+                    f"{where}, {r['model']}: flow_waits {r['flow_waits']}"
             assert {r["algorithm"] for r in doc["runs"]} == {"suitor"}, f"{where}: not suitor"
             agree(doc, pairs, where)
         print(f"same matching for ld and suitor over {', '.join(args.models)} at ranks {args.ranks}")

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -143,9 +144,13 @@ struct Directions {
 
 // Every configuration, one engine each serving every root: levels, canonical
 // parents, `reached` and the per-level profile as the serial reference says,
-// and the validator agrees.
+// and the validator agrees. The exchange's buffers are bounded by
+// round_messages; `waits` (if given) gets each exchange's flow-control waits
+// by model (sum over ranks and searches).
 Directions expect_serial_bfs(const DistGraph& g, const std::vector<vid_t>& roots,
-                             const std::string& what, const std::string& only_model = "") {
+                             const std::string& what, const std::string& only_model = "",
+                             std::uint64_t round_messages = Neighborhood::kDefaultRoundMessages,
+                             std::map<std::string, std::uint64_t>* waits = nullptr) {
   const Comm& comm = world();
   Directions directions;
   EXPECT_FALSE(roots.empty()) << what;
@@ -163,7 +168,8 @@ Directions expect_serial_bfs(const DistGraph& g, const std::vector<vid_t>& roots
   }
   for (const auto& [c, share_first] : runs) {
     bfs::Bfs engine(comm, bg, c.algorithm, c.model,
-                    share_first ? bfs::Bfs::WorkSharing::first : bfs::Bfs::WorkSharing::on);
+                    share_first ? bfs::Bfs::WorkSharing::first : bfs::Bfs::WorkSharing::on,
+                    round_messages);
     EXPECT_EQ(engine.configuration(), c.name());
     std::uint64_t shared = 0, reached = 0;
     for (std::size_t k = 0; k < roots.size(); ++k) {
@@ -213,6 +219,7 @@ Directions expect_serial_bfs(const DistGraph& g, const std::vector<vid_t>& roots
     if (c.model != "hybrid") {
       EXPECT_EQ(shared, 0u) << what << ", " << c.name();
     }
+    if (waits) (*waits)[c.model] += sum_over_ranks(comm, engine.flow_waits());
   }
   return directions;
 }
@@ -261,6 +268,20 @@ TEST(Bfs, NclCombinedEqualsSerial) {
     const DistGraph g = load(spec);
     expect_serial_bfs(g, roots_of(g), spec, "ncl-combined");
   }
+}
+
+// Bounded buffers (one message per neighbour and round) hold traffic back in
+// every model that honours the bound (not nsr, nsr-agg, hybrid: see
+// exchange.hpp), and change no search.
+TEST(Bfs, BoundedBuffersEqualSerial) {
+  const DistGraph g = load("rmat:12");
+  std::map<std::string, std::uint64_t> waits;
+  expect_serial_bfs(g, roots_of(g), "rmat:12 at round_messages 1", "", 1, &waits);
+  if (world().size() == 1) return;
+  for (const auto& [model, count] : waits)
+    if (model != "" && model != "nsr" && model != "nsr-agg" && model != "hybrid") {
+      EXPECT_GT(count, 0u) << model << ": nothing waited";
+    }
 }
 
 TEST(Bfs, GeneratorsEqualSerial) {

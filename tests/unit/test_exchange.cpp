@@ -9,11 +9,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <map>
+#include <random>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "comm/chunk_fifo.hpp"
 #include "comm/exchange.hpp"
 #include "comm/work_share.hpp"
 #include "core/rng.hpp"
@@ -26,17 +29,27 @@ const Comm& world() {
   return c;
 }
 
-// The models, and the hybrid model with a ring of two slots (so flow control
-// runs all the time), by stores through shmem_ptr and by puts.
+// The models; the hybrid model with a ring of two slots (so flow control
+// runs all the time), by stores through shmem_ptr and by puts; and the
+// models with bounded buffers (round-based: batches, one-sided packets:
+// rings) at their tightest, one message per neighbour and round ("name:round1"),
+// so that nearly every message waits for room.
 std::vector<std::string> variants() {
   std::vector<std::string> out = exchange_models();
   if (GRAPHCOMM_HAVE_OPENSHMEM) out.insert(out.end(), {"hybrid:ring2", "hybrid:ring2-put"});
+  for (const std::string& model : exchange_models())
+    if (!model.starts_with("nsr") && model != "hybrid") out.push_back(model + ":round1");
   return out;
 }
 std::unique_ptr<Exchange> make_variant(const std::string& name, const Comm& comm,
                                        const Neighborhood& nb) {
   if (name == "hybrid:ring2") return make_hybrid_exchange(comm, nb, {2, true});
   if (name == "hybrid:ring2-put") return make_hybrid_exchange(comm, nb, {2, false});
+  if (name.ends_with(":round1")) {
+    Neighborhood bounded = nb;
+    bounded.round_messages = 1;
+    return make_exchange(name.substr(0, name.find(':')), comm, bounded);
+  }
   return make_exchange(name, comm, nb);
 }
 
@@ -127,6 +140,17 @@ void run_phases(const std::string& model, bool complete, std::uint64_t capacity,
     for (size_t k = 0; k < got.size(); ++k)
       ASSERT_TRUE(got[k].first == expected[k].first && got[k].second == expected[k].second)
           << model << " phase " << phase << " rank " << me << ": message " << k << " differs";
+  }
+  // Large phases make the tightest bounds wait for room; below the default
+  // bound nothing waits (hybrid's ring is bounded by design, so it may).
+  if (capacity >= 1000 && p > 1) {
+    std::uint64_t waits = ex->counters().flow_waits, total = 0;
+    MPI_Allreduce(&waits, &total, 1, MPI_UINT64_T, MPI_SUM, comm.get());
+    if (model.ends_with(":round1") || model.starts_with("hybrid:ring2")) {
+      EXPECT_GT(total, 0u) << model << ": flow control never held anything back";
+    } else if (model != "hybrid") {
+      EXPECT_EQ(total, 0u) << model << ": held back below its bound";
+    }
   }
 }
 
@@ -320,6 +344,54 @@ TEST(Exchange, HybridWorkShareClaimsEachItemOnce) {
     for (int r = 0; r < p; ++r) EXPECT_EQ(heard[static_cast<size_t>(r)], r == me ? 0 : 1);
   }
   EXPECT_GT(ex->buffer_bytes(), 0u);
+}
+
+// The chunked queue of the flow control against std::deque: random pushes
+// and pops of 1..3 chunks, pieces that cover exactly the first n elements,
+// memory that follows the backlog.
+TEST(ChunkFifo, BehavesAsADeque) {
+  ChunkFifo<Message> fifo;
+  std::deque<Message> reference;
+  std::mt19937_64 rng(11);
+  constexpr size_t kChunk = ChunkFifo<Message>::kChunk;
+  std::uint64_t next = 0;
+  size_t most = 0;  // the largest backlog
+  for (int step = 0; step < 400; ++step) {
+    const size_t pushes = rng() % (3 * kChunk);
+    for (size_t j = 0; j < pushes; ++j) {
+      fifo.push_back(Message{next, ~next});
+      reference.push_back(Message{next, ~next});
+      ++next;
+    }
+    ASSERT_EQ(fifo.size(), reference.size());
+    most = std::max(most, reference.size());
+    const size_t n = reference.empty() ? 0 : rng() % (reference.size() + 1);
+    std::vector<Message> seen;
+    size_t pieces = 0;
+    fifo.for_each_piece(n, [&](std::span<const Message> piece) {
+      ASSERT_FALSE(piece.empty());
+      seen.insert(seen.end(), piece.begin(), piece.end());
+      ++pieces;
+    });
+    ASSERT_EQ(seen, std::vector<Message>(reference.begin(), reference.begin() + n));
+    EXPECT_LE(pieces, n / kChunk + 2);
+    if (!reference.empty()) {
+      EXPECT_EQ(fifo.front(), reference.front());
+    }
+    fifo.pop_front(n);
+    reference.erase(reference.begin(), reference.begin() + n);
+    ASSERT_EQ(fifo.size(), reference.size());
+    ASSERT_EQ(fifo.empty(), reference.empty());
+  }
+  while (!reference.empty()) {
+    ASSERT_EQ(fifo.front(), reference.front());
+    fifo.pop_front();
+    reference.pop_front();
+  }
+  EXPECT_TRUE(fifo.empty());
+  // Memory follows the backlog: its chunks, a partial one at each end and the spare.
+  EXPECT_LE(fifo.peak_bytes(), (most / kChunk + 3) * kChunk * sizeof(Message));
+  EXPECT_GE(fifo.peak_bytes(), most * sizeof(Message));
 }
 
 }  // namespace

@@ -102,16 +102,23 @@ void expect_suitor_traffic(const DistGraph& g, const match::MatchResult& r,
   }
 }
 
-// Every algorithm and model (or only `models`) gives the serial greedy matching.
+// Every algorithm and model (or only `models`) gives the serial greedy
+// matching, with the exchange's buffers bounded by `round_messages`; `waits`
+// (if given) gets the flow-control waits of each run, sum over ranks.
 void expect_greedy_everywhere(const DistGraph& g, const std::string& what,
-                              const std::vector<std::string>& models = exchange_models()) {
+                              const std::vector<std::string>& models = exchange_models(),
+                              std::uint64_t round_messages = Neighborhood::kDefaultRoundMessages,
+                              std::vector<std::uint64_t>* waits = nullptr) {
   const Comm& comm = world();
   const auto edges = test::gather_edges(comm, g);
   const std::vector<vid_t> reference = serial_greedy(g.global_vertex_count(), edges);
   for (const std::string& algorithm : match::matching_algorithms()) {
     for (const std::string& model : models) {
-      match::MatchResult r = match::match(comm, g, model, algorithm);
-      const std::string where = what + " with " + algorithm + " over " + model;
+      match::MatchResult r = match::match(comm, g, model, algorithm, round_messages);
+      const std::string where = fmt::format("{} with {} over {} (round_messages {})", what,
+                                            algorithm, model, round_messages);
+      const std::uint64_t waited = sum_over_ranks(comm, r.counters.flow_waits);
+      if (waits) waits->push_back(waited);
       ASSERT_EQ(r.algorithm, algorithm);
       const std::vector<vid_t> mates = gather_mates(comm, g, r.mate);
       ASSERT_EQ(mates, reference) << where;
@@ -155,6 +162,28 @@ TEST(Match, GeneratorsEqualSerialGreedy) {
 TEST(Match, NclCombinedEqualsSerialGreedy) {
   for (const char* spec : {"rmat:11", "er:3000,d=6"})
     expect_greedy_everywhere(load(spec), spec, {"ncl-combined"});
+}
+
+// Bounded buffers (one message per neighbour and round, or a few) hold
+// traffic back, and change nothing in the result. Which models wait: those
+// that honour round_messages (not nsr, nsr-agg, whose sends are eager, nor
+// hybrid, whose packet slots are fixed).
+TEST(Match, BoundedBuffersEqualSerialGreedy) {
+  const std::vector<std::string>& models = exchange_models();
+  for (const char* spec : {"rmat:11", "er:3000,d=6"})
+    for (std::uint64_t bound : {1u, 5u}) {
+      const DistGraph g = load(spec);
+      std::vector<std::uint64_t> waits;
+      expect_greedy_everywhere(g, spec, models, bound, &waits);
+      ASSERT_EQ(waits.size(), 2 * models.size());
+      if (world().size() == 1 || bound != 1) continue;
+      for (size_t i = 0; i < waits.size(); ++i) {
+        const std::string& model = models[i % models.size()];
+        if (model != "nsr" && model != "nsr-agg" && model != "hybrid") {
+          EXPECT_GT(waits[i], 0u) << spec << " over " << model << ": nothing waited";
+        }
+      }
+    }
 }
 
 TEST(Match, SmallDatasetsEqualSerialGreedy) {

@@ -45,10 +45,11 @@ constexpr std::uint64_t kProgressEvery = 4096;
 // hybrid: frontier vertices claimed at a time from a rank's shared frontier.
 constexpr std::uint64_t kShareChunk = 32;
 
-Neighborhood bfs_neighborhood(const DistGraph& g) {
+Neighborhood bfs_neighborhood(const DistGraph& g, std::uint64_t round_messages) {
   // A rank pushes each ghost at most once per search, hence per level.
   const GhostRelation& rel = g.ghost_relation();
   Neighborhood nb;
+  nb.round_messages = round_messages;
   nb.ranks = rel.ranks;
   for (size_t i = 0; i < rel.ranks.size(); ++i)
     nb.capacity.push_back(rel.ghost_end[i] - rel.ghost_begin[i]);
@@ -94,7 +95,7 @@ std::vector<Configuration> all_configurations() {
 class Bfs::Impl {
  public:
   Impl(const Comm& comm, const BfsGraph& bg, Algorithm algorithm, const std::string& model,
-       WorkSharing sharing)
+       WorkSharing sharing, std::uint64_t round_messages)
       : comm_(comm),
         bg_(bg),
         g_(bg.g),
@@ -102,7 +103,7 @@ class Bfs::Impl {
         model_(model),
         share_first_(sharing == WorkSharing::first) {
     if (algorithm != Algorithm::replicated)
-      exchange_ = make_exchange(model, comm, bfs_neighborhood(g_));
+      exchange_ = make_exchange(model, comm, bfs_neighborhood(g_, round_messages));
     level_.resize(bg.owned);
     parent_.resize(bg.owned);
     if (exchange_) ghost_pushed_.resize(g_.ghost_count());
@@ -131,6 +132,7 @@ class Bfs::Impl {
   }
 
   std::uint64_t buffer_bytes() const { return exchange_ ? exchange_->buffer_bytes() : 0; }
+  std::uint64_t flow_waits() const { return exchange_ ? exchange_->counters().flow_waits : 0; }
   std::string configuration() const { return Configuration{algorithm_, model_}.name(); }
 
   SearchResult search(vid_t root, bool profile) {
@@ -441,10 +443,10 @@ class Bfs::Impl {
 };
 
 Bfs::Bfs(const Comm& comm, const BfsGraph& bg, Algorithm algorithm, const std::string& model,
-         WorkSharing sharing) {
+         WorkSharing sharing, std::uint64_t round_messages) {
   comm.barrier();
   const double start = MPI_Wtime();
-  impl_ = std::make_unique<Impl>(comm, bg, algorithm, model, sharing);
+  impl_ = std::make_unique<Impl>(comm, bg, algorithm, model, sharing, round_messages);
   setup_seconds_ = max_over_ranks(comm, MPI_Wtime() - start);
 }
 Bfs::~Bfs() = default;
@@ -454,6 +456,9 @@ SearchResult Bfs::search(vid_t root, bool profile) {
 }
 std::uint64_t Bfs::buffer_bytes() const {
   return impl_->buffer_bytes();
+}
+std::uint64_t Bfs::flow_waits() const {
+  return impl_->flow_waits();
 }
 std::string Bfs::configuration() const {
   return impl_->configuration();

@@ -77,8 +77,10 @@ class Bfs {
   // (on); `off` measures the model without it; `first` (tests) takes node
   // peers' work before this rank's own, so sharing happens whatever the timing.
   enum class WorkSharing { on, off, first };
+  // round_messages bounds the exchange's buffers (Neighborhood::round_messages).
   Bfs(const Comm& comm, const BfsGraph& bg, Algorithm algorithm, const std::string& model,
-      WorkSharing sharing = WorkSharing::on);
+      WorkSharing sharing = WorkSharing::on,
+      std::uint64_t round_messages = Neighborhood::kDefaultRoundMessages);
   ~Bfs();
   Bfs(const Bfs&) = delete;
   Bfs& operator=(const Bfs&) = delete;
@@ -88,7 +90,8 @@ class Bfs {
 
   double setup_seconds() const { return setup_seconds_; }  // max over ranks
   std::uint64_t buffer_bytes() const;                      // exchange buffers, this rank
-  std::string configuration() const;                       // "top-down/nsr", "replicated"
+  std::uint64_t flow_waits() const;   // CommCounters::flow_waits so far, this rank
+  std::string configuration() const;  // "top-down/nsr", "replicated"
 
  private:
   class Impl;

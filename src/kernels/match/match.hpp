@@ -35,9 +35,11 @@ struct MatchResult {
 const std::vector<std::string>& matching_algorithms();
 
 // Collective: runs the matching on g with the named algorithm over the named
-// model (exchange_models()).
+// model (exchange_models()); round_messages bounds the exchange's buffers
+// (Neighborhood::round_messages; 0: unbounded).
 MatchResult match(const Comm& comm, const DistGraph& g, const std::string& model,
-                  const std::string& algorithm = "ld");
+                  const std::string& algorithm = "ld",
+                  std::uint64_t round_messages = Neighborhood::kDefaultRoundMessages);
 
 // Verification against an independent serial computation on rank 0.
 struct CheckReport {

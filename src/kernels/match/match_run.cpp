@@ -7,9 +7,10 @@
 
 namespace gc::match {
 
-Neighborhood matching_neighborhood(const DistGraph& g) {
+Neighborhood matching_neighborhood(const DistGraph& g, std::uint64_t round_messages) {
   const GhostRelation& rel = g.ghost_relation();
   Neighborhood nb;
+  nb.round_messages = round_messages;
   nb.ranks = rel.ranks;
   for (eid_t cut : rel.cut_edges) nb.capacity.push_back(2 * cut);
   return nb;
@@ -35,11 +36,12 @@ lid_t ghost_local(const DistGraph& g, int index, vid_t global) {
   return owned + static_cast<lid_t>(it - ghosts.begin());
 }
 
-MatchRun::MatchRun(const Comm& comm, const DistGraph& g, const std::string& model)
+MatchRun::MatchRun(const Comm& comm, const DistGraph& g, const std::string& model,
+                   std::uint64_t round_messages)
     : comm_(comm), g_(g) {
   comm.barrier();
   const double setup_start = MPI_Wtime();
-  ex_ = make_exchange(model, comm, matching_neighborhood(g));
+  ex_ = make_exchange(model, comm, matching_neighborhood(g, round_messages));
   setup_seconds_ = max_over_ranks(comm, MPI_Wtime() - setup_start);
   comm.barrier();
   start_ = mark_ = MPI_Wtime();
@@ -125,11 +127,11 @@ const std::vector<std::string>& matching_algorithms() {
 }
 
 MatchResult match(const Comm& comm, const DistGraph& g, const std::string& model,
-                  const std::string& algorithm) {
+                  const std::string& algorithm, std::uint64_t round_messages) {
   if (algorithm != "ld" && algorithm != "suitor")
     fail(fmt::format("unknown matching algorithm '{}' ({})", algorithm,
                      fmt::join(matching_algorithms(), " or ")));
-  MatchRun run(comm, g, model);
+  MatchRun run(comm, g, model, round_messages);
   MatchResult result = algorithm == "ld" ? run_locally_dominant(g, run) : run_suitor(comm, g, run);
   result.algorithm = algorithm;
   return result;
