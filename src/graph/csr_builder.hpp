@@ -1,0 +1,214 @@
+// Local CSR from the edges a rank received in the build shuffle (graph/build.cpp):
+// expand each edge into the directions whose source is owned here, sort them
+// by target (LSD radix), number the ghosts in that order, group by source in
+// cache-sized blocks and write the rows, merging duplicates (largest weight).
+//
+// Every pass streams through memory or scatters into at most 4096 streams; no
+// comparison sort and no search of the ghost table is left on the path (the
+// loading time of a graph was twice that of GAP's builder before). Rows come
+// out sorted by global target id.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <vector>
+
+#include "core/large_vector.hpp"
+#include "graph/dist_graph.hpp"
+
+namespace gc {
+
+// How edge records look while a graph is built. Any id fits the wide layout;
+// where every id fits in 32 bits (n <= 2^32) the packed one moves 16 bytes per
+// record instead of 24.
+struct WideLayout {
+  using Undirected = Edge;
+  struct Directed {
+    lid_t source;  // local
+    vid_t target;  // global, then local
+    weight_t weight;
+  };
+  static Undirected pack(const Edge& e) { return e; }
+  static vid_t u(const Undirected& e) { return e.u; }
+  static vid_t v(const Undirected& e) { return e.v; }
+  static weight_t weight(const Undirected& e) { return e.w; }
+  static Directed directed(lid_t source, vid_t target, weight_t w) { return {source, target, w}; }
+  static lid_t source(const Directed& r) { return r.source; }
+  static vid_t target(const Directed& r) { return r.target; }
+  static void set_target(Directed& r, lid_t local) { r.target = local; }
+};
+
+struct PackedLayout {
+  static constexpr std::uint64_t kLow = 0xffffffffULL;
+  struct Undirected {
+    std::uint64_t uv;  // u << 32 | v
+    weight_t w;
+  };
+  struct Directed {
+    std::uint64_t key;  // target << 32 | local source
+    weight_t weight;
+  };
+  static Undirected pack(const Edge& e) { return {e.u << 32 | e.v, e.w}; }
+  static vid_t u(const Undirected& e) { return e.uv >> 32; }
+  static vid_t v(const Undirected& e) { return e.uv & kLow; }
+  static weight_t weight(const Undirected& e) { return e.w; }
+  static Directed directed(lid_t source, vid_t target, weight_t w) {
+    return {target << 32 | source, w};
+  }
+  static lid_t source(const Directed& r) { return r.key & kLow; }
+  static vid_t target(const Directed& r) { return r.key >> 32; }
+  static void set_target(Directed& r, lid_t local) { r.key = local << 32 | (r.key & kLow); }
+};
+
+template <class Layout>
+class CsrBuilder {
+ public:
+  using Undirected = typename Layout::Undirected;
+  using Directed = typename Layout::Directed;
+
+  // `symmetrize`: a received edge stands for both its directions (each kept
+  // where its source is owned); otherwise it is directed and its source owned.
+  CsrBuilder(const Distribution& dist, int rank, bool symmetrize)
+      : begin_(dist.begin(rank)),
+        owned_(dist.count(rank)),
+        digits_((std::bit_width(dist.global_count() > 0 ? dist.global_count() - 1 : 0) +
+                 kDigitBits - 1) /
+                kDigitBits),
+        symmetrize_(symmetrize) {
+    while ((owned_ >> block_shift_) > kBlocks) ++block_shift_;
+  }
+
+  // Consumes `edges`; fills the CSR (local ids) and the ghost table.
+  void build(std::vector<Undirected> edges, std::vector<eid_t>& offsets,
+             std::vector<lid_t>& targets, std::vector<weight_t>& weights,
+             std::vector<vid_t>& ghosts) {
+    count(edges);
+    auto sorted = sort_by_target(std::move(edges));
+    auto by_block = number_targets_and_group(sorted.get(), ghosts);
+    sorted.reset();
+    write_rows(by_block.get(), offsets, targets, weights);
+  }
+
+ private:
+  static constexpr int kDigitBits = 12;
+  static constexpr std::size_t kBuckets = std::size_t{1} << kDigitBits;
+  static constexpr lid_t kBlocks = 4096;  // source blocks: a block's rows fit in cache
+
+  template <class F>
+  void for_each_direction(const Undirected& e, F&& f) const {
+    const vid_t u = Layout::u(e), v = Layout::v(e);
+    if (u - begin_ < owned_) f(u - begin_, v, Layout::weight(e));
+    if (symmetrize_ && v - begin_ < owned_) f(v - begin_, u, Layout::weight(e));
+  }
+  std::size_t digit(vid_t target, int d) const {
+    return (target >> (d * kDigitBits)) & (kBuckets - 1);
+  }
+
+  // Degrees with duplicates (the rows' slots) and the digit histograms.
+  void count(const std::vector<Undirected>& edges) {
+    slots_.assign(owned_ + 1, 0);
+    histogram_.assign(static_cast<size_t>(digits_) * kBuckets, 0);
+    for (const Undirected& e : edges)
+      for_each_direction(e, [&](lid_t s, vid_t t, weight_t) {
+        ++slots_[s + 1];
+        for (int d = 0; d < digits_; ++d) ++histogram_[d * kBuckets + digit(t, d)];
+      });
+    for (lid_t s = 0; s < owned_; ++s) slots_[s + 1] += slots_[s];
+    total_ = slots_[owned_];
+  }
+
+  // LSD radix sort by global target; the first pass also expands the edges.
+  std::unique_ptr<Directed[]> sort_by_target(std::vector<Undirected> edges) {
+    auto a = large_buffer<Directed>(total_);
+    if (digits_ == 0) return a;  // one vertex: no edges
+    std::vector<eid_t> cursor(kBuckets);
+    auto start_cursors = [&](int d) {
+      eid_t sum = 0;
+      for (std::size_t b = 0; b < kBuckets; ++b) {
+        cursor[b] = sum;
+        sum += histogram_[d * kBuckets + b];
+      }
+    };
+    start_cursors(0);
+    for (const Undirected& e : edges)
+      for_each_direction(e, [&](lid_t s, vid_t t, weight_t w) {
+        a[cursor[digit(t, 0)]++] = Layout::directed(s, t, w);
+      });
+    edges = {};
+    if (digits_ == 1) return a;
+    auto b = large_buffer<Directed>(total_);
+    for (int d = 1; d < digits_; ++d) {
+      start_cursors(d);
+      for (eid_t i = 0; i < total_; ++i) b[cursor[digit(Layout::target(a[i]), d)]++] = a[i];
+      std::swap(a, b);
+    }
+    return a;
+  }
+
+  // In target order: local target ids (ghosts numbered as they come, so the
+  // ghost table is sorted), and a stable move into source blocks, each at its
+  // rows' final place.
+  std::unique_ptr<Directed[]> number_targets_and_group(const Directed* sorted,
+                                                       std::vector<vid_t>& ghosts) {
+    auto out = large_buffer<Directed>(total_);
+    std::vector<eid_t> cursor;
+    for (lid_t s = 0; s < owned_; s += lid_t{1} << block_shift_) cursor.push_back(slots_[s]);
+    for (eid_t i = 0; i < total_; ++i) {
+      Directed r = sorted[i];
+      const vid_t t = Layout::target(r);
+      if (t - begin_ < owned_) {
+        Layout::set_target(r, t - begin_);
+      } else {
+        if (ghosts.empty() || ghosts.back() != t) ghosts.push_back(t);
+        Layout::set_target(r, owned_ + ghosts.size() - 1);
+      }
+      out[cursor[Layout::source(r) >> block_shift_]++] = r;
+    }
+    return out;
+  }
+
+  // Per block: a counting sort by source into a cache-resident buffer, then
+  // the rows, duplicates merged.
+  void write_rows(const Directed* by_block, std::vector<eid_t>& offsets,
+                  std::vector<lid_t>& targets, std::vector<weight_t>& weights) {
+    offsets.assign(owned_ + 1, 0);
+    reserve_large(targets, total_);
+    reserve_large(weights, total_);
+    std::vector<Directed> block;
+    std::vector<eid_t> cursor;
+    for (lid_t first = 0; first < owned_; first += lid_t{1} << block_shift_) {
+      const lid_t last = std::min(owned_, first + (lid_t{1} << block_shift_));
+      const eid_t base = slots_[first];
+      block.resize(slots_[last] - base);
+      cursor.assign(slots_.begin() + static_cast<std::ptrdiff_t>(first),
+                    slots_.begin() + static_cast<std::ptrdiff_t>(last));
+      for (eid_t i = base; i < slots_[last]; ++i)
+        block[cursor[Layout::source(by_block[i]) - first]++ - base] = by_block[i];
+      for (lid_t s = first; s < last; ++s) {
+        const eid_t row_begin = targets.size();
+        for (eid_t i = slots_[s] - base; i < slots_[s + 1] - base; ++i) {
+          const lid_t t = Layout::target(block[i]);
+          if (targets.size() > row_begin && targets.back() == t) {
+            weights.back() = std::max(weights.back(), block[i].weight);
+          } else {
+            targets.push_back(t);
+            weights.push_back(block[i].weight);
+          }
+        }
+        offsets[s + 1] = targets.size();
+      }
+    }
+  }
+
+  vid_t begin_;
+  lid_t owned_;
+  int digits_;
+  bool symmetrize_;
+  int block_shift_ = 0;
+  eid_t total_ = 0;
+  std::vector<eid_t> slots_;      // row starts with duplicates, per owned vertex
+  std::vector<eid_t> histogram_;  // digits_ x kBuckets
+};
+
+}  // namespace gc
