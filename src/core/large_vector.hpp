@@ -33,6 +33,13 @@ void reserve_large(std::vector<T>& v, std::size_t capacity) {
   advise_huge_pages(v.data(), capacity * sizeof(T));
 }
 
+// Frees a vector's (or string's) storage now. `v = {}` does not: it picks the
+// initializer-list assignment, which keeps the capacity.
+template <class Container>
+void release(Container& c) {
+  Container().swap(c);
+}
+
 // An array of `size` uninitialized elements (trivial types: no zeroing pass),
 // advised for huge pages, for scratch space that is written before it is read.
 template <class T>

@@ -38,7 +38,7 @@ std::vector<typename Layout::Undirected> shuffle_to_owners(const Comm& comm,
     const Undirected packed = Layout::pack(e);
     for_each_owner(e, [&](int r) { send[cursor[static_cast<size_t>(r)]++] = packed; });
   }
-  edges = {};
+  release(edges);
   if (p == 1) return send;
   return alltoallv(comm, send, counts);
 }
@@ -141,7 +141,7 @@ DistGraph relayout(const Comm& comm, const DistGraph& g, const std::vector<vid_t
     const vid_t u = new_id(l);
     for (size_t j = 0; j < nbrs.size(); ++j) edges.push_back(Edge{u, new_id(nbrs[j]), ws[j]});
   }
-  ghost_new = {};
+  release(ghost_new);
   const bool track_input = renaming || g.relabeled();
   // Each vertex's input id travels to its new owner (as an edge record to itself).
   std::vector<Edge> names;

@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "core/large_vector.hpp"
@@ -72,9 +74,9 @@ class CsrBuilder {
   CsrBuilder(const Distribution& dist, int rank, bool symmetrize)
       : begin_(dist.begin(rank)),
         owned_(dist.count(rank)),
-        digits_((std::bit_width(dist.global_count() > 0 ? dist.global_count() - 1 : 0) +
-                 kDigitBits - 1) /
-                kDigitBits),
+        digits_((target_bits(dist) + kMaxDigitBits - 1) / kMaxDigitBits),
+        digit_bits_(digits_ > 0 ? (target_bits(dist) + digits_ - 1) / digits_ : 0),
+        buckets_(std::size_t{1} << digit_bits_),
         symmetrize_(symmetrize) {
     while ((owned_ >> block_shift_) > kBlocks) ++block_shift_;
   }
@@ -84,17 +86,26 @@ class CsrBuilder {
              std::vector<lid_t>& targets, std::vector<weight_t>& weights,
              std::vector<vid_t>& ghosts) {
     count(edges);
-    auto sorted = sort_by_target(std::move(edges));
-    auto by_block = number_targets_and_group(sorted.get(), ghosts);
+    auto [sorted, spare] = sort_by_target(std::move(edges));
+    // The spare half of the sort receives the blocks: memory touched anew
+    // costs more than the pass itself.
+    if (!spare) spare = large_buffer<Directed>(total_);
+    number_targets_and_group(sorted.get(), spare.get(), ghosts);
     sorted.reset();
-    write_rows(by_block.get(), offsets, targets, weights);
+    write_rows(spare.get(), offsets, targets, weights);
   }
 
  private:
-  static constexpr int kDigitBits = 12;
-  static constexpr std::size_t kBuckets = std::size_t{1} << kDigitBits;
-  static constexpr lid_t kBlocks = 4096;  // source blocks: a block's rows fit in cache
+  // Digits of at most 12 bits, as equal as the passes allow (20-bit ids: two
+  // of 10): the fewer the buckets, the better a pass's writes stay in cache.
+  static constexpr int kMaxDigitBits = 12;
+  // Source blocks: few enough that the grouping pass writes to few streams,
+  // many enough that a block (rmat:20 at 2 ranks: 16K records) sorts in L2.
+  static constexpr lid_t kBlocks = 1024;
 
+  static int target_bits(const Distribution& dist) {
+    return std::bit_width(dist.global_count() > 0 ? dist.global_count() - 1 : 0);
+  }
   template <class F>
   void for_each_direction(const Undirected& e, F&& f) const {
     const vid_t u = Layout::u(e), v = Layout::v(e);
@@ -102,32 +113,34 @@ class CsrBuilder {
     if (symmetrize_ && v - begin_ < owned_) f(v - begin_, u, Layout::weight(e));
   }
   std::size_t digit(vid_t target, int d) const {
-    return (target >> (d * kDigitBits)) & (kBuckets - 1);
+    return (target >> (d * digit_bits_)) & (buckets_ - 1);
   }
 
   // Degrees with duplicates (the rows' slots) and the digit histograms.
   void count(const std::vector<Undirected>& edges) {
     slots_.assign(owned_ + 1, 0);
-    histogram_.assign(static_cast<size_t>(digits_) * kBuckets, 0);
+    histogram_.assign(static_cast<size_t>(digits_) * buckets_, 0);
     for (const Undirected& e : edges)
       for_each_direction(e, [&](lid_t s, vid_t t, weight_t) {
         ++slots_[s + 1];
-        for (int d = 0; d < digits_; ++d) ++histogram_[d * kBuckets + digit(t, d)];
+        for (int d = 0; d < digits_; ++d) ++histogram_[d * buckets_ + digit(t, d)];
       });
     for (lid_t s = 0; s < owned_; ++s) slots_[s + 1] += slots_[s];
     total_ = slots_[owned_];
   }
 
   // LSD radix sort by global target; the first pass also expands the edges.
-  std::unique_ptr<Directed[]> sort_by_target(std::vector<Undirected> edges) {
+  // Returns the sorted records and the other buffer (null after one pass).
+  std::pair<std::unique_ptr<Directed[]>, std::unique_ptr<Directed[]>> sort_by_target(
+      std::vector<Undirected> edges) {
     auto a = large_buffer<Directed>(total_);
-    if (digits_ == 0) return a;  // one vertex: no edges
-    std::vector<eid_t> cursor(kBuckets);
+    if (digits_ == 0) return {std::move(a), nullptr};  // one vertex: no edges
+    std::vector<eid_t> cursor(buckets_);
     auto start_cursors = [&](int d) {
       eid_t sum = 0;
-      for (std::size_t b = 0; b < kBuckets; ++b) {
+      for (std::size_t b = 0; b < buckets_; ++b) {
         cursor[b] = sum;
-        sum += histogram_[d * kBuckets + b];
+        sum += histogram_[d * buckets_ + b];
       }
     };
     start_cursors(0);
@@ -135,23 +148,21 @@ class CsrBuilder {
       for_each_direction(e, [&](lid_t s, vid_t t, weight_t w) {
         a[cursor[digit(t, 0)]++] = Layout::directed(s, t, w);
       });
-    edges = {};
-    if (digits_ == 1) return a;
+    release(edges);
+    if (digits_ == 1) return {std::move(a), nullptr};
     auto b = large_buffer<Directed>(total_);
     for (int d = 1; d < digits_; ++d) {
       start_cursors(d);
       for (eid_t i = 0; i < total_; ++i) b[cursor[digit(Layout::target(a[i]), d)]++] = a[i];
       std::swap(a, b);
     }
-    return a;
+    return {std::move(a), std::move(b)};
   }
 
   // In target order: local target ids (ghosts numbered as they come, so the
   // ghost table is sorted), and a stable move into source blocks, each at its
   // rows' final place.
-  std::unique_ptr<Directed[]> number_targets_and_group(const Directed* sorted,
-                                                       std::vector<vid_t>& ghosts) {
-    auto out = large_buffer<Directed>(total_);
+  void number_targets_and_group(const Directed* sorted, Directed* out, std::vector<vid_t>& ghosts) {
     std::vector<eid_t> cursor;
     for (lid_t s = 0; s < owned_; s += lid_t{1} << block_shift_) cursor.push_back(slots_[s]);
     for (eid_t i = 0; i < total_; ++i) {
@@ -165,7 +176,6 @@ class CsrBuilder {
       }
       out[cursor[Layout::source(r) >> block_shift_]++] = r;
     }
-    return out;
   }
 
   // Per block: a counting sort by source into a cache-resident buffer, then
@@ -204,11 +214,13 @@ class CsrBuilder {
   vid_t begin_;
   lid_t owned_;
   int digits_;
+  int digit_bits_;
+  std::size_t buckets_;
   bool symmetrize_;
   int block_shift_ = 0;
   eid_t total_ = 0;
   std::vector<eid_t> slots_;      // row starts with duplicates, per owned vertex
-  std::vector<eid_t> histogram_;  // digits_ x kBuckets
+  std::vector<eid_t> histogram_;  // digits_ x buckets_
 };
 
 }  // namespace gc

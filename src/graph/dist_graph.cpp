@@ -1,5 +1,7 @@
 #include "graph/dist_graph.hpp"
 
+#include "core/large_vector.hpp"
+
 #include <fmt/format.h>
 
 #include <functional>
@@ -40,7 +42,7 @@ DistGraph::DistGraph(const Comm& comm, Distribution dist, std::vector<eid_t> off
             : owned + static_cast<lid_t>(std::lower_bound(ghosts_.begin(), ghosts_.end(), v) -
                                          ghosts_.begin());
   }
-  global_targets = {};
+  release(global_targets);
   finish(comm);
 }
 
