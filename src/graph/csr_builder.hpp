@@ -1,6 +1,7 @@
 // Local CSR from the edges a rank received in the build shuffle (graph/build.cpp):
 // expand each edge into the directions whose source is owned here, sort them
-// by target (LSD radix), number the ghosts in that order, group by source in
+// by target (radix: one scatter by the top digit, then each bucket by the
+// lower digits in cache), number the ghosts in that order, group by source in
 // cache-sized blocks and write the rows, merging duplicates (largest weight).
 //
 // Every pass streams through memory or scatters into at most 4096 streams; no
@@ -86,13 +87,19 @@ class CsrBuilder {
              std::vector<lid_t>& targets, std::vector<weight_t>& weights,
              std::vector<vid_t>& ghosts) {
     count(edges);
-    auto [sorted, spare] = sort_by_target(std::move(edges));
-    // The spare half of the sort receives the blocks: memory touched anew
-    // costs more than the pass itself.
-    if (!spare) spare = large_buffer<Directed>(total_);
-    number_targets_and_group(sorted.get(), spare.get(), ghosts);
-    sorted.reset();
-    write_rows(spare.get(), offsets, targets, weights);
+    auto by_top = scatter_by_top_digit(std::move(edges));
+    auto by_block = large_buffer<Directed>(total_);
+    std::vector<eid_t> cursor;  // per source block
+    for (lid_t s = 0; s < owned_; s += lid_t{1} << block_shift_) cursor.push_back(slots_[s]);
+    std::vector<Directed> scratch;
+    for (std::size_t k = 0, lo = 0; digits_ > 0 && k < buckets_; ++k) {
+      const std::size_t hi = lo + top_histogram_[k];
+      const Directed* sorted = sort_low_digits(by_top.get() + lo, hi - lo, scratch);
+      number_targets_and_group(sorted, hi - lo, by_block.get(), cursor, ghosts);
+      lo = hi;
+    }
+    by_top.reset();
+    write_rows(by_block.get(), offsets, targets, weights);
   }
 
  private:
@@ -116,56 +123,61 @@ class CsrBuilder {
     return (target >> (d * digit_bits_)) & (buckets_ - 1);
   }
 
-  // Degrees with duplicates (the rows' slots) and the digit histograms.
+  // Degrees with duplicates (the rows' slots) and the top digit's histogram.
   void count(const std::vector<Undirected>& edges) {
     slots_.assign(owned_ + 1, 0);
-    histogram_.assign(static_cast<size_t>(digits_) * buckets_, 0);
+    top_histogram_.assign(buckets_, 0);
     for (const Undirected& e : edges)
       for_each_direction(e, [&](lid_t s, vid_t t, weight_t) {
         ++slots_[s + 1];
-        for (int d = 0; d < digits_; ++d) ++histogram_[d * buckets_ + digit(t, d)];
+        ++top_histogram_[digit(t, digits_ - 1)];
       });
     for (lid_t s = 0; s < owned_; ++s) slots_[s + 1] += slots_[s];
     total_ = slots_[owned_];
   }
 
-  // LSD radix sort by global target; the first pass also expands the edges.
-  // Returns the sorted records and the other buffer (null after one pass).
-  std::pair<std::unique_ptr<Directed[]>, std::unique_ptr<Directed[]>> sort_by_target(
-      std::vector<Undirected> edges) {
-    auto a = large_buffer<Directed>(total_);
-    if (digits_ == 0) return {std::move(a), nullptr};  // one vertex: no edges
+  // Expands the edges into directed records grouped by the top digit of
+  // their target (the one pass of the sort over all the memory).
+  std::unique_ptr<Directed[]> scatter_by_top_digit(std::vector<Undirected> edges) {
+    auto out = large_buffer<Directed>(total_);
+    if (digits_ == 0) return out;  // one vertex: no edges
     std::vector<eid_t> cursor(buckets_);
-    auto start_cursors = [&](int d) {
-      eid_t sum = 0;
-      for (std::size_t b = 0; b < buckets_; ++b) {
-        cursor[b] = sum;
-        sum += histogram_[d * buckets_ + b];
-      }
-    };
-    start_cursors(0);
+    for (std::size_t b = 1; b < buckets_; ++b) cursor[b] = cursor[b - 1] + top_histogram_[b - 1];
     for (const Undirected& e : edges)
       for_each_direction(e, [&](lid_t s, vid_t t, weight_t w) {
-        a[cursor[digit(t, 0)]++] = Layout::directed(s, t, w);
+        out[cursor[digit(t, digits_ - 1)]++] = Layout::directed(s, t, w);
       });
-    release(edges);
-    if (digits_ == 1) return {std::move(a), nullptr};
-    auto b = large_buffer<Directed>(total_);
-    for (int d = 1; d < digits_; ++d) {
-      start_cursors(d);
-      for (eid_t i = 0; i < total_; ++i) b[cursor[digit(Layout::target(a[i]), d)]++] = a[i];
-      std::swap(a, b);
+    return out;
+  }
+
+  // LSD radix sort of one top-digit bucket by the lower digits, between the
+  // bucket and `scratch` (both in cache for the graphs this is sized for);
+  // returns where the sorted records are.
+  const Directed* sort_low_digits(Directed* bucket, std::size_t size,
+                                  std::vector<Directed>& scratch) {
+    if (digits_ < 2 || size < 2) return bucket;
+    if (scratch.size() < size) scratch.resize(size);
+    Directed* from = bucket;
+    Directed* to = scratch.data();
+    std::vector<std::size_t> cursor(buckets_);
+    for (int d = 0; d + 1 < digits_; ++d) {
+      std::fill(cursor.begin(), cursor.end(), 0);
+      for (std::size_t i = 0; i < size; ++i) ++cursor[digit(Layout::target(from[i]), d)];
+      std::size_t sum = 0;
+      for (std::size_t& c : cursor) sum += std::exchange(c, sum);
+      for (std::size_t i = 0; i < size; ++i)
+        to[cursor[digit(Layout::target(from[i]), d)]++] = from[i];
+      std::swap(from, to);
     }
-    return {std::move(a), std::move(b)};
+    return from;
   }
 
   // In target order: local target ids (ghosts numbered as they come, so the
   // ghost table is sorted), and a stable move into source blocks, each at its
   // rows' final place.
-  void number_targets_and_group(const Directed* sorted, Directed* out, std::vector<vid_t>& ghosts) {
-    std::vector<eid_t> cursor;
-    for (lid_t s = 0; s < owned_; s += lid_t{1} << block_shift_) cursor.push_back(slots_[s]);
-    for (eid_t i = 0; i < total_; ++i) {
+  void number_targets_and_group(const Directed* sorted, std::size_t size, Directed* out,
+                                std::vector<eid_t>& cursor, std::vector<vid_t>& ghosts) {
+    for (std::size_t i = 0; i < size; ++i) {
       Directed r = sorted[i];
       const vid_t t = Layout::target(r);
       if (t - begin_ < owned_) {
@@ -219,8 +231,8 @@ class CsrBuilder {
   bool symmetrize_;
   int block_shift_ = 0;
   eid_t total_ = 0;
-  std::vector<eid_t> slots_;      // row starts with duplicates, per owned vertex
-  std::vector<eid_t> histogram_;  // digits_ x buckets_
+  std::vector<eid_t> slots_;          // row starts with duplicates, per owned vertex
+  std::vector<eid_t> top_histogram_;  // records per value of the top digit
 };
 
 }  // namespace gc

@@ -66,6 +66,19 @@ std::vector<HandMade> hand_made_graphs() {
       for (vid_t j = i + 1; j <= i + 10; ++j) front.edges.emplace_back(i, j, weight(i, j));
     out.push_back(front);
   }
+  {
+    // 25-bit ids: the builder's target sort takes three digits.
+    const vid_t n = (vid_t{1} << 25) + 7;
+    HandMade wide{"25-bit ids", n, {}};
+    for (vid_t k = 0; k < 40; ++k) {
+      const vid_t u = k * (n / 41);
+      wide.edges.emplace_back(u, u + 1 + k, weight(k, k + 1));
+      wide.edges.emplace_back(n - 1, u + 3, weight(k, n));
+    }
+    // Targets of one row that differ only in the lower two digits.
+    for (vid_t j = 0; j < 30; ++j) wide.edges.emplace_back(5, (vid_t{1} << 24) + 900 - 29 * j, 0.5);
+    out.push_back(wide);
+  }
   out.push_back(HandMade{"three vertices", 3, {{0, 1, 0.5}, {1, 2, 0.25}}});
   out.push_back(HandMade{"triangle", 3, {{0, 1, 0.5}, {1, 2, 0.25}, {2, 0, 0.125}}});
   out.push_back(HandMade{"one vertex", 1, {}});
