@@ -13,6 +13,7 @@
 #include <fmt/ranges.h>
 
 #include "cli/commands.hpp"
+#include "core/large_vector.hpp"
 #include "core/output.hpp"
 #include "mq/engine.hpp"
 #include "mq/profile.hpp"
@@ -165,8 +166,8 @@ void run_pass(std::vector<EngineRun>& engines, const std::vector<RankRun>& ranks
                                            d->event, d->what));
         }
       }
-      r.matches = {};
-      r.probes = {};
+      release(r.matches);
+      release(r.probes);
       if (e.passes.size() <= i) e.passes.resize(i + 1);
       e.passes[i].push_back(std::move(r));
     }

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/large_vector.hpp"
 #include "core/mpi.hpp"
 
 namespace gc {
@@ -17,13 +18,6 @@ bool reset_peak_rss();
 std::uint64_t node_memory_bytes();  // physical memory available on this node
 int ranks_on_my_node(const Comm& comm);
 std::string format_bytes(double bytes);
-
-// Asks the kernel to back the whole 2 MiB pages inside [data, data + bytes)
-// by transparent huge pages (Linux, THP in "madvise" mode); to be called
-// before the memory is first touched. For a large array read at random, one
-// TLB entry then covers 2 MiB instead of 4 KiB. A hint: where it is not
-// supported nothing happens.
-void advise_huge_pages(const void* data, std::size_t bytes);
 
 // Fails (collectively, before anything is allocated) when `bytes_per_rank`
 // times the ranks sharing a node exceeds the node's available memory.

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "core/large_vector.hpp"
 #include "core/mpi_file.hpp"
 #include "graph/build.hpp"
 
@@ -99,7 +100,7 @@ BinaryGraph read_mel(const Comm& comm, const std::string& path) {
         edges.push_back(Edge{begin + i, static_cast<vid_t>(r.target), r.weight});
       }
   });
-  records = {};
+  release(records);
   return BinaryGraph{build_graph(comm, static_cast<vid_t>(nv), std::move(edges)), 0};
 }
 

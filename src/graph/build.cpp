@@ -3,87 +3,75 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "core/large_vector.hpp"
+#include "graph/csr_builder.hpp"
 
 namespace gc {
 
 namespace {
 
-// Sends each directed edge to the owner of its source under `dist`.
-std::vector<Edge> shuffle_to_owners(const Comm& comm, const Distribution& dist,
-                                    std::vector<Edge>& edges, bool symmetrize) {
+// Sends each edge to the owner of its source and, when symmetrizing, to the
+// owner of its target too if that is another rank: once per rank that keeps a
+// direction of it. Self-loops are dropped.
+template <class Layout>
+std::vector<typename Layout::Undirected> shuffle_to_owners(const Comm& comm,
+                                                           const Distribution& dist,
+                                                           std::vector<Edge>& edges,
+                                                           bool symmetrize) {
+  using Undirected = typename Layout::Undirected;
   const int p = comm.size();
+  auto for_each_owner = [&](const Edge& e, auto&& f) {
+    if (e.u == e.v) return;
+    const int a = dist.owner_of(e.u);
+    f(a);
+    if (symmetrize) {
+      const int b = dist.owner_of(e.v);
+      if (b != a) f(b);
+    }
+  };
   std::vector<std::uint64_t> counts(static_cast<size_t>(p), 0);
-  for (const Edge& e : edges) {
-    if (e.u == e.v) continue;
-    ++counts[static_cast<size_t>(dist.owner_of(e.u))];
-    if (symmetrize) ++counts[static_cast<size_t>(dist.owner_of(e.v))];
-  }
+  for (const Edge& e : edges) for_each_owner(e, [&](int r) { ++counts[static_cast<size_t>(r)]; });
   std::vector<std::uint64_t> cursor(static_cast<size_t>(p), 0);
   for (int r = 1; r < p; ++r) cursor[r] = cursor[r - 1] + counts[r - 1];
-  std::vector<Edge> send(cursor.back() + counts.back());
+  std::vector<Undirected> send = large_vector<Undirected>(cursor.back() + counts.back());
   for (const Edge& e : edges) {
-    if (e.u == e.v) continue;
-    send[cursor[static_cast<size_t>(dist.owner_of(e.u))]++] = e;
-    if (symmetrize) send[cursor[static_cast<size_t>(dist.owner_of(e.v))]++] = Edge{e.v, e.u, e.w};
+    const Undirected packed = Layout::pack(e);
+    for_each_owner(e, [&](int r) { send[cursor[static_cast<size_t>(r)]++] = packed; });
   }
-  edges = {};
+  release(edges);
+  if (p == 1) return send;
   return alltoallv(comm, send, counts);
 }
 
-struct Csr {
+template <class Layout>
+DistGraph assemble_as(const Comm& comm, const Distribution& dist, std::vector<Edge> edges,
+                      bool symmetrize) {
+  auto mine = shuffle_to_owners<Layout>(comm, dist, edges, symmetrize);
   std::vector<eid_t> offsets;
-  std::vector<vid_t> targets;
+  std::vector<lid_t> targets;
   std::vector<weight_t> weights;
-};
-
-// CSR over the owned range [begin, begin+count) from directed edges whose
-// sources are all owned; rows sorted by target, duplicates merged (max weight).
-Csr to_csr(vid_t begin, vid_t count, const std::vector<Edge>& edges) {
-  Csr csr;
-  csr.offsets.assign(count + 1, 0);
-  for (const Edge& e : edges) ++csr.offsets[e.u - begin + 1];
-  for (vid_t i = 0; i < count; ++i) csr.offsets[i + 1] += csr.offsets[i];
-  std::vector<std::pair<vid_t, weight_t>> slots(edges.size());
-  {
-    std::vector<eid_t> cursor(csr.offsets.begin(), csr.offsets.end() - 1);
-    for (const Edge& e : edges) slots[cursor[e.u - begin]++] = {e.v, e.w};
-  }
-  csr.targets.reserve(edges.size());
-  csr.weights.reserve(edges.size());
-  eid_t out = 0;
-  for (vid_t i = 0; i < count; ++i) {
-    auto first = slots.begin() + static_cast<std::ptrdiff_t>(csr.offsets[i]);
-    auto last = slots.begin() + static_cast<std::ptrdiff_t>(csr.offsets[i + 1]);
-    std::sort(first, last);  // by target, then weight: the last duplicate has the max
-    csr.offsets[i] = out;
-    for (auto it = first; it != last; ++it) {
-      if (it + 1 != last && (it + 1)->first == it->first) continue;
-      csr.targets.push_back(it->first);
-      csr.weights.push_back(it->second);
-      ++out;
-    }
-  }
-  csr.offsets[count] = out;
-  csr.targets.shrink_to_fit();
-  csr.weights.shrink_to_fit();
-  return csr;
+  std::vector<vid_t> ghosts;
+  CsrBuilder<Layout>(dist, comm.rank(), symmetrize)
+      .build(std::move(mine), offsets, targets, weights, ghosts);
+  return DistGraph::from_local_csr(comm, dist, std::move(offsets), std::move(targets),
+                                   std::move(weights), std::move(ghosts));
 }
 
 DistGraph assemble(const Comm& comm, const Distribution& dist, std::vector<Edge> edges,
-                   bool symmetrize) {
-  std::vector<Edge> mine = shuffle_to_owners(comm, dist, edges, symmetrize);
-  Csr csr = to_csr(dist.begin(comm.rank()), dist.count(comm.rank()), mine);
-  mine = {};
-  return DistGraph(comm, dist, std::move(csr.offsets), std::move(csr.targets),
-                   std::move(csr.weights));
+                   bool symmetrize, BuildRecords records = BuildRecords::automatic) {
+  const bool packed = records == BuildRecords::automatic && dist.global_count() <= (vid_t{1} << 32);
+  return packed ? assemble_as<PackedLayout>(comm, dist, std::move(edges), symmetrize)
+                : assemble_as<WideLayout>(comm, dist, std::move(edges), symmetrize);
 }
 
 }  // namespace
 
-DistGraph build_graph(const Comm& comm, vid_t n, std::vector<Edge> edges, Balance balance) {
+DistGraph build_graph(const Comm& comm, vid_t n, std::vector<Edge> edges, Balance balance,
+                      BuildRecords records) {
   for (const Edge& e : edges)
     if (e.u >= n || e.v >= n) fail("internal: edge endpoint beyond the vertex count");
-  DistGraph g = assemble(comm, Distribution::block(n, comm.size()), std::move(edges), true);
+  DistGraph g =
+      assemble(comm, Distribution::block(n, comm.size()), std::move(edges), true, records);
   if (balance == Balance::edges)
     g = redistribute(comm, g, edge_balanced(comm, g.distribution(), g.offsets()));
   return g;
@@ -153,7 +141,7 @@ DistGraph relayout(const Comm& comm, const DistGraph& g, const std::vector<vid_t
     const vid_t u = new_id(l);
     for (size_t j = 0; j < nbrs.size(); ++j) edges.push_back(Edge{u, new_id(nbrs[j]), ws[j]});
   }
-  ghost_new = {};
+  release(ghost_new);
   const bool track_input = renaming || g.relabeled();
   // Each vertex's input id travels to its new owner (as an edge record to itself).
   std::vector<Edge> names;

@@ -15,10 +15,16 @@ enum class Balance {
   edges,     // contiguous ranges with about equal (edges + vertices)
 };
 
+// How the builder holds edges: `automatic` packs them into 16-byte records
+// where every id fits in 32 bits; `wide` always uses 24 (the two must build
+// the same graph, which the tests check).
+enum class BuildRecords { automatic, wide };
+
 // `edges` is this rank's share of the input (any share is fine; together the
 // ranks hold every edge at least once, in either direction). Ids must be < n.
 DistGraph build_graph(const Comm& comm, vid_t n, std::vector<Edge> edges,
-                      Balance balance = Balance::vertices);
+                      Balance balance = Balance::vertices,
+                      BuildRecords records = BuildRecords::automatic);
 
 // The edge-balanced distribution for a graph currently held with CSR
 // `offsets` on a block-like distribution `current`.

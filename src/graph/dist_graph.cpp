@@ -1,6 +1,10 @@
 #include "graph/dist_graph.hpp"
 
+#include "core/large_vector.hpp"
+
 #include <fmt/format.h>
+
+#include <functional>
 
 namespace gc {
 
@@ -38,8 +42,36 @@ DistGraph::DistGraph(const Comm& comm, Distribution dist, std::vector<eid_t> off
             : owned + static_cast<lid_t>(std::lower_bound(ghosts_.begin(), ghosts_.end(), v) -
                                          ghosts_.begin());
   }
-  global_targets = {};
+  release(global_targets);
+  finish(comm);
+}
 
+DistGraph DistGraph::from_local_csr(const Comm& comm, Distribution dist, std::vector<eid_t> offsets,
+                                    std::vector<lid_t> targets, std::vector<weight_t> weights,
+                                    std::vector<vid_t> ghosts) {
+  DistGraph g;
+  g.dist_ = std::move(dist);
+  g.rank_ = comm.rank();
+  g.offsets_ = std::move(offsets);
+  g.targets_ = std::move(targets);
+  g.weights_ = std::move(weights);
+  g.ghosts_ = std::move(ghosts);
+  const lid_t owned = g.owned_count();
+  const lid_t local = owned + g.ghosts_.size();
+  bool ok = g.offsets_.size() == owned + 1 && g.offsets_.front() == 0 &&
+            g.offsets_.back() == g.targets_.size() && g.weights_.size() == g.targets_.size() &&
+            std::is_sorted(g.offsets_.begin(), g.offsets_.end()) &&
+            std::adjacent_find(g.ghosts_.begin(), g.ghosts_.end(), std::greater_equal<>()) ==
+                g.ghosts_.end();
+  for (vid_t v : g.ghosts_) ok = ok && !g.is_owned(v) && v < g.global_vertex_count();
+  for (lid_t t : g.targets_) ok = ok && t < local;
+  if (!ok) fail("internal: inconsistent local CSR handed to DistGraph");
+  g.finish(comm);
+  return g;
+}
+
+void DistGraph::finish(const Comm& comm) {
+  const lid_t owned = owned_count();
   ghost_owner_.resize(ghosts_.size());
   for (size_t g = 0; g < ghosts_.size(); ++g) {
     const int r = dist_.owner_of(ghosts_[g]);

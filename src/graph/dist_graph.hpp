@@ -41,6 +41,12 @@ class DistGraph {
   // builds the ghost table, local targets and the ghost relation.
   DistGraph(const Comm& comm, Distribution dist, std::vector<eid_t> offsets,
             std::vector<vid_t> global_targets, std::vector<weight_t> weights);
+  // Takes ownership of a CSR already in local ids, with its ghost table (sorted
+  // distinct global ids, none owned here), as graph/build.cpp lays it out; the
+  // parts are checked for consistency.
+  static DistGraph from_local_csr(const Comm& comm, Distribution dist, std::vector<eid_t> offsets,
+                                  std::vector<lid_t> targets, std::vector<weight_t> weights,
+                                  std::vector<vid_t> ghosts);
 
   // Global figures.
   vid_t global_vertex_count() const { return dist_.global_count(); }
@@ -87,6 +93,10 @@ class DistGraph {
   const GhostRelation& ghost_relation() const { return relation_; }
 
  private:
+  // Ghost owners, the ghost relation and the global edge count, from the
+  // local CSR and ghost table.
+  void finish(const Comm& comm);
+
   Distribution dist_;
   int rank_ = 0;
   eid_t global_edges_ = 0;

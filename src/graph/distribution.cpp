@@ -22,19 +22,17 @@ Distribution Distribution::from_offsets(std::vector<vid_t> offsets) {
   d.offsets_ = std::move(offsets);
   const vid_t n = d.offsets_.back();
   const int p = d.ranks();
-  if (n == 0) {
-    d.buckets_ = 0;
-    return d;  // nothing to own: owner_of is never called
-  }
-  // 4 buckets per rank: with block ranges every bucket starts at most one
-  // range boundary before its owner, so the scan in owner_of is O(1).
-  d.buckets_ = std::min<std::uint64_t>(n, 4ULL * static_cast<std::uint64_t>(p));
-  d.bucket_first_.resize(d.buckets_);
+  if (n == 0) return d;  // nothing to own: owner_of is never called
+  // Buckets of 2^shift ids, the widest with at least 4 per rank: with block
+  // ranges a bucket then starts at most one range boundary before its owner,
+  // so the scan in owner_of is O(1).
+  const std::uint64_t wanted = 4ULL * static_cast<std::uint64_t>(p);
+  while (d.bucket_shift_ < 63 && (n >> (d.bucket_shift_ + 1)) >= wanted) ++d.bucket_shift_;
+  const std::uint64_t buckets = ((n - 1) >> d.bucket_shift_) + 1;
+  d.bucket_first_.resize(buckets);
   int r = 0;
-  for (std::uint64_t b = 0; b < d.buckets_; ++b) {
-    // First id of bucket b: smallest v with v*buckets/n >= b.
-    const vid_t first =
-        static_cast<vid_t>((static_cast<unsigned __int128>(b) * n + d.buckets_ - 1) / d.buckets_);
+  for (std::uint64_t b = 0; b < buckets; ++b) {
+    const vid_t first = b << d.bucket_shift_;
     while (d.offsets_[static_cast<size_t>(r) + 1] <= first) ++r;
     d.bucket_first_[b] = r;
   }

@@ -1,6 +1,8 @@
 // 1D distribution of global vertex ids over ranks: rank r owns the contiguous
 // range [begin(r), end(r)). owner_of(v) is O(1): a bucket table maps an id to
 // the first candidate rank, and at most a few ranks are scanned from there.
+// Buckets are power-of-two wide, so finding one is a shift: owner_of runs once
+// or twice per edge while a graph is built.
 #pragma once
 
 #include <cstddef>
@@ -33,12 +35,9 @@ class Distribution {
   }
 
  private:
-  std::uint64_t bucket_of(vid_t v) const {
-    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(v) * buckets_) /
-                                      offsets_.back());
-  }
+  std::uint64_t bucket_of(vid_t v) const { return v >> bucket_shift_; }
   std::vector<vid_t> offsets_{0};
-  std::uint64_t buckets_ = 0;
+  int bucket_shift_ = 0;
   std::vector<int> bucket_first_;  // lowest rank owning an id in each bucket
 };
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <bit>
 
+#include "core/large_vector.hpp"
 #include "core/rng.hpp"
 #include "graph/generators.hpp"
 
@@ -62,21 +63,26 @@ std::vector<Edge> rmat_edges(const Comm& comm, const RmatParams& params, std::ui
 
   const CounterRng rng(seed);
   const VertexScrambler scramble(scale, seed);
+  const vid_t mask = scale >= 64 ? ~vid_t{0} : (vid_t{1} << scale) - 1;
   std::vector<Edge> edges;
-  edges.reserve(last - first);
+  reserve_large(edges, last - first);
   for (std::uint64_t k = first; k < last; ++k) {
     vid_t i = 0, j = 0;
-    // One 64-bit word per level: high half decides the row bit, low half the column bit.
+    // One 64-bit word per level: high half decides the row bit, low half the
+    // column bit. All four words of a call are used (a fixed loop the compiler
+    // unrolls); bits past SCALE are masked off.
     for (int level = 0; level < scale; level += 4) {
       auto w = rng.words(Stream::rmat_edge, k, static_cast<std::uint64_t>(level));
-      for (int l = level; l < std::min(scale, level + 4); ++l) {
-        const std::uint64_t word = w[static_cast<size_t>(l - level)];
+      for (int l = 0; l < 4; ++l) {
+        const std::uint64_t word = w[static_cast<size_t>(l)];
         const bool ii = (word >> 32) > t_ab;
         const bool jj = (word & 0xffffffffULL) > (ii ? t_c : t_a);
-        i |= static_cast<vid_t>(ii) << l;
-        j |= static_cast<vid_t>(jj) << l;
+        i |= static_cast<vid_t>(ii) << ((level + l) & 63);
+        j |= static_cast<vid_t>(jj) << ((level + l) & 63);
       }
     }
+    i &= mask;
+    j &= mask;
     const vid_t u = scramble(i);
     const vid_t v = scramble(j);
     edges.push_back(Edge{u, v, edge_weight_from_seed(seed, u, v)});

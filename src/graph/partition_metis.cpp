@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "core/large_vector.hpp"
 #include "core/memory.hpp"
 #include "graph/partitioners.hpp"
 
@@ -77,7 +78,7 @@ std::vector<int> partition_metis(const Comm& comm, const DistGraph& g, Balance b
   std::vector<idx_t> xadj = gather_to_root(comm, degrees);
   std::vector<idx_t> adjncy = gather_to_root(comm, targets);
   std::vector<idx_t> vwgt = gather_to_root(comm, weights);
-  targets = {};
+  release(targets);
 
   std::vector<int> all_parts;
   collectively(comm.get(), [&] {

@@ -1,5 +1,7 @@
 #include "graph/text_input.hpp"
 
+#include "core/large_vector.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -138,7 +140,7 @@ TextChunk read_gzip(const Comm& comm, const std::string& path, const HeaderParse
   chunk.text.resize(static_cast<size_t>(mine));
   MPI_Scatterv(whole.data(), counts.data(), displs.data(), MPI_CHAR, chunk.text.data(), mine,
                MPI_CHAR, 0, comm.get());
-  whole = {};
+  release(whole);
   number_lines(comm, chunk, header);
   return chunk;
 }
@@ -158,7 +160,7 @@ TextChunk read_plain(const Comm& comm, const std::string& path, const HeaderPars
       start = pread_range(fd.get(), path, 0, std::min<std::uint64_t>(size, kHeaderProbe));
   });
   HeaderExtent header = header_on_root(comm, start, parse_header);
-  start = {};
+  release(start);
 
   // My nominal range of the body; a line belongs to the rank whose range holds
   // its first byte.

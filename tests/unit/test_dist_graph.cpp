@@ -66,6 +66,19 @@ std::vector<HandMade> hand_made_graphs() {
       for (vid_t j = i + 1; j <= i + 10; ++j) front.edges.emplace_back(i, j, weight(i, j));
     out.push_back(front);
   }
+  {
+    // 25-bit ids: the builder's target sort takes three digits.
+    const vid_t n = (vid_t{1} << 25) + 7;
+    HandMade wide{"25-bit ids", n, {}};
+    for (vid_t k = 0; k < 40; ++k) {
+      const vid_t u = k * (n / 41);
+      wide.edges.emplace_back(u, u + 1 + k, weight(k, k + 1));
+      wide.edges.emplace_back(n - 1, u + 3, weight(k, n));
+    }
+    // Targets of one row that differ only in the lower two digits.
+    for (vid_t j = 0; j < 30; ++j) wide.edges.emplace_back(5, (vid_t{1} << 24) + 900 - 29 * j, 0.5);
+    out.push_back(wide);
+  }
   out.push_back(HandMade{"three vertices", 3, {{0, 1, 0.5}, {1, 2, 0.25}}});
   out.push_back(HandMade{"triangle", 3, {{0, 1, 0.5}, {1, 2, 0.25}, {2, 0, 0.125}}});
   out.push_back(HandMade{"one vertex", 1, {}});
@@ -154,8 +167,14 @@ void check_ghosts_and_owners(const Comm& comm, const DistGraph& g,
     EXPECT_EQ(dist.owner_of(v), g.ghost_owner(l));
     EXPECT_NE(g.ghost_owner(l), me);
   }
-  // Every local target is owned or a ghost.
+  // Every local target is owned or a ghost; each row is sorted by global
+  // target id, without duplicates.
   for (lid_t t : g.targets()) EXPECT_LT(t, g.owned_count() + g.ghost_count());
+  for (lid_t l = 0; l < g.owned_count(); ++l) {
+    const auto row = g.neighbors(l);
+    for (size_t j = 1; j < row.size(); ++j)
+      EXPECT_LT(g.global_id(row[j - 1]), g.global_id(row[j])) << "row of " << g.global_id(l);
+  }
   // Neither owned nor a ghost: local_id says so.
   const vid_t step = std::max<vid_t>(1, n / 500);
   for (vid_t v = 0; v < n; v += step) {
@@ -323,6 +342,14 @@ void check_edge_balance(const Comm& comm, const DistGraph& g) {
   for (int r = 0; r + 1 < comm.size(); ++r) EXPECT_EQ(d.end(r), d.begin(r + 1));
 }
 
+// The packed and the wide records of the builder give the same layout.
+void expect_same_layout(const DistGraph& a, const DistGraph& b) {
+  EXPECT_EQ(a.offsets(), b.offsets());
+  EXPECT_EQ(a.targets(), b.targets());
+  EXPECT_EQ(a.edge_weights(), b.edge_weights());
+  EXPECT_EQ(a.ghosts(), b.ghosts());
+}
+
 void check_all(const Comm& comm, const DistGraph& g, const std::vector<EdgeKey>& expected) {
   const std::vector<EdgeKey> all = test::gather_edges(comm, g);
   EXPECT_EQ(all.size(), expected.size());
@@ -342,6 +369,8 @@ TEST(DistGraph, HandMadeGraphs) {
     const Distribution even = Distribution::block(h.n, world.size());
     EXPECT_EQ(block.distribution().offsets(), even.offsets());
     check_all(world, block, expected);
+    expect_same_layout(block, build_graph(world, h.n, scattered_input(world, h), Balance::vertices,
+                                          BuildRecords::wide));
 
     const DistGraph balanced = build_graph(world, h.n, scattered_input(world, h), Balance::edges);
     EXPECT_EQ(test::summarize_edges(world, balanced), test::summarize_edges(world, block));
@@ -374,6 +403,7 @@ TEST(DistGraph, GeneratedGraphs) {
           build_graph(self, n, name == "rmat" ? rmat_edges(self, r, 2) : rgg_edges(self, q, 2)));
     }();
     check_all(world, block, serial);
+    expect_same_layout(block, build_graph(world, n, gen(), Balance::vertices, BuildRecords::wide));
     const DistGraph balanced = build_graph(world, n, gen(), Balance::edges);
     EXPECT_EQ(test::summarize_edges(world, balanced), test::summarize_edges(world, block));
     check_all(world, balanced, serial);

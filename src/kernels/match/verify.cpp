@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "core/large_vector.hpp"
 #include "kernels/match/edge_order.hpp"
 #include "kernels/match/match.hpp"
 
@@ -47,7 +48,7 @@ CheckReport check_matching(const Comm& comm, const DistGraph& g, const std::vect
   std::vector<std::uint64_t> counts(static_cast<size_t>(p), 0);
   counts[0] = local.size();
   std::vector<Edge> edges = alltoallv(comm, local, counts);
-  local = {};
+  release(local);
   // (vertex, mate) in input ids; a mate that is not a local vertex stays out
   // of range, so that the check reports it.
   const vid_t n = g.global_vertex_count();
