@@ -1,0 +1,158 @@
+"""graphcomm-lab: run suites into a store, show and export what it holds.
+
+    graphcomm-lab run SUITE.toml [--store FILE] [--binary B] [--launcher L]
+    graphcomm-lab show [--store FILE] [--suite NAME]
+    graphcomm-lab export [--store FILE] [--suite NAME] [--out FILE.csv]
+
+Errors are one line on stderr, `graphcomm-lab: error: ...`, and exit code 2
+(1 when a suite ran but some runs failed; 130 when interrupted).
+"""
+import argparse
+import csv
+import statistics
+import sys
+from pathlib import Path
+
+from .runner import ROOT, run_suite
+from .store import Store, StoreError
+from .suite import SuiteError, load_suite
+
+DEFAULT_STORE = ROOT / "results" / "lab.sqlite"
+
+
+def _flatten(prefix, value, out):
+    """Scalars of a JSON document under dotted names; lists are left out
+    (per-rank and per-size tables belong to the plots, not a flat row)."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _flatten(f"{prefix}.{k}" if prefix else k, v, out)
+    elif isinstance(value, (str, int, float, bool)) or value is None:
+        out[prefix] = value
+
+
+def export_rows(runs):
+    rows = []
+    for run in runs:
+        row = {k: run[k] for k in ("suite", "kernel", "input", "model", "ranks", "repeat",
+                                   "status", "error", "git_commit", "mpi_library", "started",
+                                   "wall_seconds")}
+        for k, v in sorted(run["options"].items()):
+            row[f"option.{k}"] = v
+        _flatten("machine", run["machine"], row)
+        if run["result"] is not None:
+            _flatten("result", run["result"], row)
+        rows.append(row)
+    return rows
+
+
+def cmd_run(args):
+    suite = load_suite(args.suite)
+    store = Store(args.store)
+    try:
+        ran, failed, skipped = run_suite(suite, store, binary=args.binary,
+                                         launcher=args.launcher, timeout=args.timeout,
+                                         progress=not args.quiet)
+    except KeyboardInterrupt:
+        print(f"graphcomm-lab: interrupted; the runs that finished are in {store.path}, "
+              f"run the same command again to finish the suite", file=sys.stderr)
+        return 130
+    finally:
+        store.close()
+    print(f"suite {suite.name}: {ran} run(s) now ({failed} failed), {skipped} already stored; "
+          f"store {args.store}")
+    return 1 if failed else 0
+
+
+def _existing_store(path):
+    if not Path(path).is_file():
+        raise StoreError(f"no store at {path} (graphcomm-lab run SUITE creates it)")
+    return Store(path)
+
+
+def cmd_show(args):
+    store = _existing_store(args.store)
+    runs = store.runs(suite=args.suite)
+    store.close()
+    if not runs:
+        print("no runs stored" + (f" for suite {args.suite}" if args.suite else ""))
+        return 0
+    groups = {}
+    for r in runs:
+        opts = " ".join(f"{k}={v}" for k, v in sorted(r["options"].items()))
+        key = (r["suite"], r["kernel"], r["input"], r["model"] or "-", r["ranks"], opts)
+        groups.setdefault(key, []).append(r)
+    head = ("suite", "kernel", "input", "model", "ranks", "options", "ok", "failed",
+            "wall s median", "spread")
+    table = []
+    for key, rs in groups.items():
+        ok = [r["wall_seconds"] for r in rs if r["status"] == "ok"]
+        med = f"{statistics.median(ok):.3f}" if ok else "-"
+        spread = f"{min(ok):.3f}-{max(ok):.3f}" if ok else "-"
+        table.append([*map(str, key), str(len(ok)), str(len(rs) - len(ok)), med, spread])
+    widths = [max(len(h), *(len(row[i]) for row in table)) for i, h in enumerate(head)]
+    print("  ".join(h.ljust(w) for h, w in zip(head, widths)).rstrip())
+    for row in table:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+    for r in runs:
+        if r["status"] == "failed":
+            print(f"failed: {r['kernel']} {r['input']} {r['model'] or ''} np{r['ranks']} "
+                  f"(repeat {r['repeat'] + 1}): {r['error']}")
+    return 0
+
+
+def cmd_export(args):
+    store = _existing_store(args.store)
+    rows = export_rows(store.runs(suite=args.suite))
+    store.close()
+    columns = []
+    for row in rows:
+        columns += [k for k in row if k not in columns]
+    if not args.out:
+        writer = csv.DictWriter(sys.stdout, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
+        return 0
+    tmp = Path(args.out + ".tmp")
+    with open(tmp, "w", newline="") as out:  # renamed into place: no partial file
+        writer = csv.DictWriter(out, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
+    tmp.replace(args.out)
+    return 0
+
+
+def parser():
+    p = argparse.ArgumentParser(prog="graphcomm-lab", description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    store_help = f"the results store (default {DEFAULT_STORE})"
+    r = sub.add_parser("run", help="run a suite into the store (resumes what is stored)")
+    r.add_argument("suite", help="a suite file (TOML)")
+    r.add_argument("--store", default=str(DEFAULT_STORE), help=store_help)
+    r.add_argument("--binary", help="graphcomm binary (default build/src/graphcomm)")
+    r.add_argument("--launcher", help="MPI launcher (default scripts/gcrun)")
+    r.add_argument("--timeout", type=float, default=3600, help="seconds a run may take")
+    r.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    r.set_defaults(func=cmd_run)
+    s = sub.add_parser("show", help="one line per configuration: runs and wall time")
+    s.add_argument("--store", default=str(DEFAULT_STORE), help=store_help)
+    s.add_argument("--suite")
+    s.set_defaults(func=cmd_show)
+    e = sub.add_parser("export", help="every run as a CSV row (configuration and figures)")
+    e.add_argument("--store", default=str(DEFAULT_STORE), help=store_help)
+    e.add_argument("--suite")
+    e.add_argument("--out", help="CSV file (default: standard output)")
+    e.set_defaults(func=cmd_export)
+    return p
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (SuiteError, StoreError, FileNotFoundError) as e:
+        print(f"graphcomm-lab: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,117 @@
+"""Runs a suite into the store: each configuration once per repetition, in
+that interleaved order, under the MPI launcher, with a progress bar; skips
+what the store already holds, so an interrupted suite restarted finishes
+the rest; a failed run is stored with its error line and the suite goes on."""
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tqdm import tqdm
+
+ROOT = Path(os.environ.get("GRAPHCOMM_ROOT", Path(__file__).resolve().parents[2]))
+
+
+def default_binary():
+    return ROOT / "build" / "src" / "graphcomm"
+
+
+def default_launcher():
+    return ROOT / "scripts" / "gcrun"
+
+
+def machine():
+    memory = None
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemTotal:"):
+                    memory = int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return {"host": platform.node(), "cores": os.cpu_count(), "memory_bytes": memory,
+            "os": platform.platform()}
+
+
+def git_commit(root=ROOT):
+    try:
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain",
+                                "--untracked-files=no"], capture_output=True, text=True,
+                               check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return head + ("+dirty" if dirty else "")
+
+
+def error_line(stderr, returncode):
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    for line in reversed(lines):
+        if "error" in line.lower():
+            return line
+    return lines[-1] if lines else f"exit code {returncode}"
+
+
+def _now():
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def run_one(config, binary, launcher, timeout):
+    """(status, error, result, wall seconds) of one configuration."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "result.json"
+        cmd = [str(launcher), "-np", str(config.ranks), str(binary)] + config.arguments()
+        cmd += ["-q", "--json", str(out)]
+        start = time.monotonic()
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return "failed", f"timed out after {timeout} s", None, time.monotonic() - start
+        wall = time.monotonic() - start
+        if proc.returncode != 0:
+            return "failed", error_line(proc.stderr, proc.returncode), None, wall
+        try:
+            result = json.loads(out.read_text())
+        except (OSError, ValueError) as e:
+            return "failed", f"no valid JSON result ({e})", None, wall
+        return "ok", None, result, wall
+
+
+def run_suite(suite, store, *, binary=None, launcher=None, timeout=3600, progress=True):
+    """Returns (runs done now, failed now, skipped as stored). Raises
+    KeyboardInterrupt after storing every run that finished."""
+    binary = Path(binary or default_binary())
+    launcher = Path(launcher or default_launcher())
+    for what, path in (("graphcomm binary", binary), ("launcher", launcher)):
+        if not os.access(path, os.X_OK):
+            raise FileNotFoundError(f"no {what} at {path} (build first: scripts/build)")
+    done = store.done_keys(suite.name)
+    todo = [(r, c) for r, c in suite.runs() if (c.key(), r) not in done]
+    skipped = len(suite.runs()) - len(todo)
+    where, commit = machine(), git_commit()
+    ran = failed = 0
+    bar = tqdm(total=len(todo), unit="run", disable=not progress, dynamic_ncols=True,
+               desc=suite.name)
+    try:
+        for repeat, config in todo:
+            bar.set_postfix_str(f"{config.label()} #{repeat + 1}", refresh=True)
+            started = _now()
+            status, error, result, wall = run_one(config, binary, launcher, timeout)
+            store.record(suite.name, repeat, config, status=status, error=error,
+                         git_commit=commit, machine=where, started=started, finished=_now(),
+                         wall_seconds=wall, result=result)
+            ran += 1
+            if status == "failed":
+                failed += 1
+                bar.write(f"graphcomm-lab: failed: {config.label()} (repeat {repeat + 1}): "
+                          f"{error}", file=sys.stderr)
+            bar.update(1)
+    finally:
+        bar.close()
+    return ran, failed, skipped

@@ -1,0 +1,169 @@
+"""Suites: TOML files that say what to run.
+
+    name = "matching-models"     # optional; the file's stem otherwise
+    repeats = 3                  # optional, default 1
+
+    [[experiment]]
+    kernel = "match"             # graph-stats, match, bfs, spmm, nbr, mq
+    inputs = ["rmat:14", "rgg:20000"]
+    models = ["nsr", "rma", "ncl"]   # the kernel's model axis; optional
+    ranks = [2, 4]
+    options = { algorithm = "ld", check = true }   # --algorithm ld --check
+
+Every experiment expands to inputs x models x ranks configurations. Option
+values: true is a bare flag, false leaves it out, a list is comma-joined,
+anything else is its string. Errors name the file and what is wrong, in one
+line (SuiteError).
+"""
+import hashlib
+import json
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .kernels import KERNELS
+
+
+class SuiteError(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class Config:
+    kernel: str
+    input: str
+    model: str | None
+    ranks: int
+    options: tuple = field(default=())  # sorted (key, value) pairs
+
+    def key(self):
+        """A stable id of the configuration (what resumption matches on)."""
+        text = json.dumps(self.as_dict(), sort_keys=True)
+        return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+    def as_dict(self):
+        return {"kernel": self.kernel, "input": self.input, "model": self.model,
+                "ranks": self.ranks, "options": dict(self.options)}
+
+    def label(self):
+        parts = [self.kernel, self.input] + ([self.model] if self.model else [])
+        parts += [f"{k}={v}" for k, v in self.options] + [f"np{self.ranks}"]
+        return " ".join(parts)
+
+    def arguments(self):
+        """graphcomm's arguments for this configuration (without --json)."""
+        kernel = KERNELS[self.kernel]
+        args = list(kernel.command)
+        args += [kernel.input_flag, self.input] if kernel.input_flag else [self.input]
+        if self.model is not None:
+            args += [kernel.model_flag, self.model]
+        for name, value in self.options:
+            flag = f"--{name}"
+            if value is True:
+                args.append(flag)
+            elif value is False:
+                continue
+            elif isinstance(value, list):
+                args += [flag, ",".join(str(v) for v in value)]
+            else:
+                args += [flag, str(value)]
+        return args
+
+
+@dataclass
+class Suite:
+    name: str
+    path: Path
+    repeats: int
+    configs: list
+
+    def runs(self):
+        """(repeat, config) in execution order: every configuration once per
+        repetition, so that each sees the machine as the others do."""
+        return [(r, c) for r in range(self.repeats) for c in self.configs]
+
+
+def _fail(path, what):
+    raise SuiteError(f"{path}: {what}")
+
+
+def _string_list(path, where, value, name):
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        _fail(path, f"{where}: '{name}' must be a non-empty list of strings")
+    return value
+
+
+def _experiment(path, index, exp):
+    where = f"experiment {index + 1}"
+    if not isinstance(exp, dict):
+        _fail(path, f"{where}: must be a table")
+    unknown = set(exp) - {"kernel", "inputs", "models", "ranks", "options"}
+    if unknown:
+        _fail(path, f"{where}: unknown key '{sorted(unknown)[0]}' "
+                    "(kernel, inputs, models, ranks, options)")
+    name = exp.get("kernel")
+    if name not in KERNELS:
+        _fail(path, f"{where}: unknown kernel '{name}' (one of: {', '.join(KERNELS)})")
+    kernel = KERNELS[name]
+    inputs = _string_list(path, where, exp.get("inputs"), "inputs")
+    if kernel.model_flag is None:
+        if "models" in exp:
+            _fail(path, f"{where}: kernel '{name}' has no models")
+        models = [None]
+    else:
+        models = _string_list(path, where, exp.get("models", [kernel.models[0]]), "models")
+        for m in models:
+            if m not in kernel.models:
+                _fail(path, f"{where}: unknown model '{m}' for kernel '{name}' "
+                            f"(one of: {', '.join(kernel.models)})")
+    ranks = exp.get("ranks", [1] if kernel.serial else [2])
+    if isinstance(ranks, int):
+        ranks = [ranks]
+    if (not isinstance(ranks, list) or not ranks
+            or not all(isinstance(r, int) and not isinstance(r, bool) and r >= 1 for r in ranks)):
+        _fail(path, f"{where}: 'ranks' must be a list of positive integers")
+    if kernel.serial and ranks != [1]:
+        _fail(path, f"{where}: kernel '{name}' runs on one rank (ranks = [1])")
+    options = exp.get("options", {})
+    if not isinstance(options, dict):
+        _fail(path, f"{where}: 'options' must be a table")
+    reserved = {"json", "quiet", "q", kernel.model_flag, kernel.input_flag}
+    for k, v in options.items():
+        if f"--{k}" in reserved or k in reserved:
+            _fail(path, f"{where}: option '{k}' is set by the lab, not by a suite")
+        if isinstance(v, dict):
+            _fail(path, f"{where}: option '{k}' cannot be a table")
+    opts = tuple(sorted(options.items()))
+    return [Config(name, i, m, r, opts) for i in inputs for m in models for r in ranks]
+
+
+def load_suite(path):
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise SuiteError(f"{path}: cannot read: {e.strerror}") from None
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise SuiteError(f"{path}: not valid TOML: {e}") from None
+    unknown = set(doc) - {"name", "repeats", "experiment"}
+    if unknown:
+        _fail(path, f"unknown key '{sorted(unknown)[0]}' (name, repeats, experiment)")
+    name = doc.get("name", path.stem)
+    if not isinstance(name, str) or not name:
+        _fail(path, "'name' must be a non-empty string")
+    repeats = doc.get("repeats", 1)
+    if not isinstance(repeats, int) or isinstance(repeats, bool) or repeats < 1:
+        _fail(path, "'repeats' must be a positive integer")
+    experiments = doc.get("experiment")
+    if not isinstance(experiments, list) or not experiments:
+        _fail(path, "no [[experiment]] in the suite")
+    configs = []
+    for i, exp in enumerate(experiments):
+        for c in _experiment(path, i, exp):
+            if c not in configs:
+                configs.append(c)
+    return Suite(name, path, repeats, configs)

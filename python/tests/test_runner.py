@@ -1,0 +1,124 @@
+"""Running a suite through a fake launcher: everything stored once, failures
+recorded with their error line, and an interrupted suite finished on restart
+with nothing lost and nothing run twice."""
+import json
+import subprocess
+
+from conftest import lab_command
+from graphcomm_lab.store import Store
+
+SUITE = """
+name = "resume"
+repeats = 3
+[[experiment]]
+kernel = "match"
+inputs = ["rmat:4"]
+models = ["nsr", "ncl"]
+ranks = [2]
+"""
+
+
+def calls(log):
+    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+def run_lab(suite, store, fake, env=None, extra=()):
+    cmd = lab_command("run", suite, "--store", store, "--launcher", fake["launcher"],
+                      "--binary", fake["binary"], "-q", *extra)
+    return subprocess.run(cmd, capture_output=True, text=True, env=env)
+
+
+def test_every_run_stored_once(write_suite, fake, tmp_path):
+    store_path = tmp_path / "lab.sqlite"
+    proc = run_lab(write_suite(SUITE), store_path, fake)
+    assert proc.returncode == 0, proc.stderr
+    store = Store(store_path)
+    runs = store.runs()
+    assert len(runs) == 6 and all(r["status"] == "ok" for r in runs)
+    assert sorted((r["model"], r["repeat"]) for r in runs) == sorted(
+        (m, k) for m in ("nsr", "ncl") for k in range(3))
+    assert {r["mpi_library"] for r in runs} == {"Fake MPI 1.0"}
+    assert runs[0]["machine"]["cores"] >= 1 and runs[0]["git_commit"]
+    # Interleaved: nsr, ncl, nsr, ncl, ...
+    assert [c[c.index("--model") + 1] for c in calls(fake["log"])] == ["nsr", "ncl"] * 3
+    # Again: all stored, nothing runs.
+    proc = run_lab(write_suite(SUITE), store_path, fake)
+    assert proc.returncode == 0 and "0 run(s) now" in proc.stdout
+    assert len(calls(fake["log"])) == 6
+
+
+def test_interrupted_suite_resumes(write_suite, fake, tmp_path, monkeypatch):
+    store_path = tmp_path / "lab.sqlite"
+    suite = write_suite(SUITE)
+    monkeypatch.setenv("FAKE_INTERRUPT_AT", "3")
+    proc = run_lab(suite, store_path, fake)
+    assert proc.returncode == 130, proc.stderr
+    assert "interrupted" in proc.stderr
+    assert len(Store(store_path).runs()) == 2  # the third never finished
+    monkeypatch.delenv("FAKE_INTERRUPT_AT")
+    proc = run_lab(suite, store_path, fake)
+    assert proc.returncode == 0, proc.stderr
+    assert "4 run(s) now" in proc.stdout and "2 already stored" in proc.stdout
+    made = calls(fake["log"])
+    assert len(made) == 3 + 4
+    # The restart began where the interruption was: the 3rd run, then the rest.
+    models = [c[c.index("--model") + 1] for c in made]
+    assert models == ["nsr", "ncl", "nsr"] + ["nsr", "ncl", "nsr", "ncl"]
+    runs = Store(store_path).runs()
+    assert len(runs) == 6 and len({(r["config_key"], r["repeat"]) for r in runs}) == 6
+
+
+def test_failed_run_recorded_and_suite_goes_on(write_suite, fake, tmp_path):
+    store_path = tmp_path / "lab.sqlite"
+    suite = write_suite("""
+[[experiment]]
+kernel = "bfs"
+inputs = ["fail:1", "rmat:5"]
+ranks = [1]
+""")
+    proc = run_lab(suite, store_path, fake)
+    assert proc.returncode == 1
+    assert "graphcomm-lab: failed: bfs fail:1" in proc.stderr
+    runs = {r["input"]: r for r in Store(store_path).runs()}
+    assert runs["fail:1"]["status"] == "failed"
+    assert runs["fail:1"]["error"] == "graphcomm: error: fake failure"
+    assert runs["fail:1"]["result"] is None
+    assert runs["rmat:5"]["status"] == "ok"
+    # A restart retries the failure only.
+    run_lab(suite, store_path, fake)
+    assert [c[c.index("--graph") + 1] for c in calls(fake["log"])] == ["fail:1", "rmat:5",
+                                                                        "fail:1"]
+    assert len(Store(store_path).runs()) == 2
+
+
+def test_show_and_export(write_suite, fake, tmp_path):
+    store_path = tmp_path / "lab.sqlite"
+    run_lab(write_suite(SUITE), store_path, fake)
+    show = subprocess.run(lab_command("show", "--store", store_path), capture_output=True,
+                          text=True)
+    assert show.returncode == 0
+    lines = show.stdout.splitlines()
+    assert lines[0].split()[:3] == ["suite", "kernel", "input"]
+    assert len(lines) == 3 and all(" 3 " in line for line in lines[1:])
+    out = tmp_path / "runs.csv"
+    exp = subprocess.run(lab_command("export", "--store", store_path, "--out", out),
+                         capture_output=True, text=True)
+    assert exp.returncode == 0, exp.stderr
+    rows = out.read_text().splitlines()
+    assert len(rows) == 7
+    header = rows[0].split(",")
+    assert "result.timings.x" in header and "machine.cores" in header
+    assert not (tmp_path / "runs.csv.tmp").exists()
+
+
+def test_show_without_store(tmp_path):
+    proc = subprocess.run(lab_command("show", "--store", tmp_path / "none.sqlite"),
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stderr.startswith("graphcomm-lab: error: no store")
+
+
+def test_missing_binary(write_suite, fake, tmp_path):
+    cmd = lab_command("run", write_suite(SUITE), "--store", tmp_path / "s.sqlite", "--launcher",
+                      fake["launcher"], "--binary", tmp_path / "nothing", "-q")
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 2 and "no graphcomm binary" in proc.stderr

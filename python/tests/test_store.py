@@ -1,0 +1,73 @@
+"""The store: every kernel's JSON document round-trips unchanged (documents
+made by the real graphcomm at tiny sizes), and a foreign or newer file is
+refused with one clear error."""
+import json
+import sqlite3
+import subprocess
+
+import pytest
+
+from conftest import ROOT, graphcomm_binary
+from graphcomm_lab.runner import machine
+from graphcomm_lab.store import Store, StoreError
+from graphcomm_lab.suite import Config
+
+GCRUN = ROOT / "scripts" / "gcrun"
+
+
+def documents(tmp_path):
+    """One --json document per kernel, from the real binary."""
+    g = graphcomm_binary()
+    trace = tmp_path / "trace"
+    subprocess.run([g, "-q", "mq", "synth", "many-to-one", "--ranks", "8", "--output", trace],
+                   check=True, capture_output=True)
+    cases = {
+        "graph-stats": (2, ["graph", "stats", "--graph", "rmat:8"]),
+        "match": (2, ["match", "--graph", "rmat:8", "--model", "all", "--check"]),
+        "bfs": (3, ["bfs", "--graph", "rmat:8", "--roots", "2"]),
+        "spmm": (2, ["spmm", "--matrix", "rmat:7", "--iters", "1"]),
+        "nbr": (4, ["nbr", "bench", "--topology", "moore:2:1", "--sizes", "8", "--iters", "2",
+                    "--repeat", "1"]),
+        "mq": (1, ["mq", "replay", str(trace), "--engine", "all"]),
+    }
+    out = {}
+    for kernel, (ranks, args) in cases.items():
+        path = tmp_path / f"{kernel}.json"
+        subprocess.run([GCRUN, "-np", str(ranks), g, *args, "-q", "--json", path], check=True,
+                       capture_output=True)
+        out[kernel] = (ranks, json.loads(path.read_text()))
+    return out
+
+
+def test_every_kernel_round_trips(tmp_path):
+    docs = documents(tmp_path)
+    store = Store(tmp_path / "lab.sqlite")
+    for kernel, (ranks, doc) in docs.items():
+        c = Config(kernel, "x", None, ranks)
+        store.record("rt", 0, c, status="ok", error=None, git_commit="abc", machine=machine(),
+                     started="t0", finished="t1", wall_seconds=1.5, result=doc)
+    store.close()
+    back = {r["kernel"]: r for r in Store(tmp_path / "lab.sqlite").runs(suite="rt")}
+    assert set(back) == set(docs)
+    for kernel, (ranks, doc) in docs.items():
+        assert back[kernel]["result"] == doc, kernel
+        assert back[kernel]["mpi_library"] == doc["mpi"]["library"]
+        assert back[kernel]["ranks"] == ranks
+
+
+def test_foreign_file_refused(tmp_path):
+    path = tmp_path / "notes.sqlite"
+    path.write_text("not a database, just text " * 100)
+    with pytest.raises(StoreError, match="not a graphcomm-lab store"):
+        Store(path)
+
+
+def test_newer_schema_refused(tmp_path):
+    path = tmp_path / "lab.sqlite"
+    Store(path).close()
+    db = sqlite3.connect(path)
+    with db:
+        db.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    db.close()
+    with pytest.raises(StoreError, match="schema 99"):
+        Store(path)

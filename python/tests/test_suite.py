@@ -1,0 +1,89 @@
+"""Suite files: expansion into configurations, command lines, and one clear
+error line for every kind of bad suite."""
+import re
+import subprocess
+
+import pytest
+
+from conftest import lab_command
+from graphcomm_lab.suite import SuiteError, load_suite
+
+GOOD = """
+name = "s"
+repeats = 2
+[[experiment]]
+kernel = "match"
+inputs = ["rmat:10", "rgg:500"]
+models = ["nsr", "ncl"]
+ranks = [1, 3]
+options = { algorithm = "suitor", check = true, profile = false, sizes = [4, 64] }
+[[experiment]]
+kernel = "graph-stats"
+inputs = "er:100"
+"""
+
+
+def test_expansion_and_order(write_suite):
+    s = load_suite(write_suite(GOOD))
+    assert s.name == "s" and s.repeats == 2
+    assert len(s.configs) == 2 * 2 * 2 + 1
+    runs = s.runs()
+    assert len(runs) == 2 * len(s.configs)
+    # Interleaved: every configuration of repetition 0 before any of repetition 1.
+    assert [r for r, _ in runs] == [0] * len(s.configs) + [1] * len(s.configs)
+    assert len({c.key() for c in s.configs}) == len(s.configs)
+
+
+def test_arguments(write_suite):
+    s = load_suite(write_suite(GOOD))
+    c = s.configs[0]
+    assert c.arguments() == ["match", "--graph", "rmat:10", "--model", "nsr", "--algorithm",
+                             "suitor", "--check", "--sizes", "4,64"]
+    stats = s.configs[-1]
+    assert stats.arguments() == ["graph", "stats", "--graph", "er:100"]
+    assert stats.ranks == 2 and stats.model is None
+
+
+def test_key_is_stable_and_distinguishes(write_suite):
+    a = load_suite(write_suite(GOOD)).configs
+    b = load_suite(write_suite(GOOD, "again.toml")).configs
+    assert [c.key() for c in a] == [c.key() for c in b]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("repeats = [", "not valid TOML"),
+    ("name = 'x'", "no [[experiment]]"),
+    ("[[experiment]]\nkernel = 'sort'\ninputs = ['a']", "unknown kernel 'sort'"),
+    ("[[experiment]]\nkernel = 'match'\ninputs = ['rmat:5']\nmodels = ['mpi']",
+     "unknown model 'mpi' for kernel 'match'"),
+    ("[[experiment]]\nkernel = 'match'\ninputs = []", "'inputs' must be a non-empty list"),
+    ("[[experiment]]\nkernel = 'match'\ninputs = ['x']\nranks = [0]", "positive integers"),
+    ("[[experiment]]\nkernel = 'mq'\ninputs = ['dir']\nranks = [2]", "runs on one rank"),
+    ("[[experiment]]\nkernel = 'graph-stats'\ninputs = ['x']\nmodels = ['ncl']", "has no models"),
+    ("[[experiment]]\nkernel = 'match'\ninputs = ['x']\noptions = { json = 'f' }",
+     "set by the lab"),
+    ("[[experiment]]\nkernel = 'match'\ninputs = ['x']\ncolour = 1", "unknown key 'colour'"),
+    ("repeats = 0\n[[experiment]]\nkernel = 'match'\ninputs = ['x']", "'repeats' must be"),
+])
+def test_bad_suites(write_suite, text, message):
+    path = write_suite(text)
+    with pytest.raises(SuiteError, match=re.escape(message)) as err:
+        load_suite(path)
+    assert str(err.value).startswith(str(path))
+    assert "\n" not in str(err.value)
+
+
+def test_cli_error_is_one_line_and_exit_2(write_suite, tmp_path):
+    path = write_suite("[[experiment]]\nkernel = 'sort'\ninputs = ['a']")
+    proc = subprocess.run(lab_command("run", path, "--store", tmp_path / "s.sqlite"),
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1
+    assert proc.stderr.startswith("graphcomm-lab: error: ") and "unknown kernel" in proc.stderr
+    assert not (tmp_path / "s.sqlite").exists()
+
+
+def test_missing_suite_file(tmp_path):
+    proc = subprocess.run(lab_command("run", tmp_path / "none.toml"), capture_output=True,
+                          text=True)
+    assert proc.returncode == 2 and "cannot read" in proc.stderr
