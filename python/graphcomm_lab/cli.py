@@ -3,6 +3,7 @@
     graphcomm-lab run SUITE.toml [--store FILE] [--binary B] [--launcher L]
     graphcomm-lab show [--store FILE] [--suite NAME]
     graphcomm-lab export [--store FILE] [--suite NAME] [--out FILE.csv]
+    graphcomm-lab compare BY A B [--metric NAME] [--store FILE] [--suite NAME]
 
 Errors are one line on stderr, `graphcomm-lab: error: ...`, and exit code 2
 (1 when a suite ran but some runs failed; 130 when interrupted).
@@ -13,21 +14,14 @@ import statistics
 import sys
 from pathlib import Path
 
+from .compare import CompareError, compare
+from .figures import flatten
 from .runner import ROOT, run_suite
 from .store import Store, StoreError
 from .suite import SuiteError, load_suite
+from .text import table
 
 DEFAULT_STORE = ROOT / "results" / "lab.sqlite"
-
-
-def _flatten(prefix, value, out):
-    """Scalars of a JSON document under dotted names; lists are left out
-    (per-rank and per-size tables belong to the plots, not a flat row)."""
-    if isinstance(value, dict):
-        for k, v in value.items():
-            _flatten(f"{prefix}.{k}" if prefix else k, v, out)
-    elif isinstance(value, (str, int, float, bool)) or value is None:
-        out[prefix] = value
 
 
 def export_rows(runs):
@@ -38,9 +32,9 @@ def export_rows(runs):
                                    "wall_seconds")}
         for k, v in sorted(run["options"].items()):
             row[f"option.{k}"] = v
-        _flatten("machine", run["machine"], row)
+        flatten("machine", run["machine"], row)
         if run["result"] is not None:
-            _flatten("result", run["result"], row)
+            flatten("result", run["result"], row)  # lists (per rank, per model) left out
         rows.append(row)
     return rows
 
@@ -83,16 +77,13 @@ def cmd_show(args):
         groups.setdefault(key, []).append(r)
     head = ("suite", "kernel", "input", "model", "ranks", "options", "ok", "failed",
             "wall s median", "spread")
-    table = []
+    rows = []
     for key, rs in groups.items():
         ok = [r["wall_seconds"] for r in rs if r["status"] == "ok"]
         med = f"{statistics.median(ok):.3f}" if ok else "-"
         spread = f"{min(ok):.3f}-{max(ok):.3f}" if ok else "-"
-        table.append([*map(str, key), str(len(ok)), str(len(rs) - len(ok)), med, spread])
-    widths = [max(len(h), *(len(row[i]) for row in table)) for i, h in enumerate(head)]
-    print("  ".join(h.ljust(w) for h, w in zip(head, widths)).rstrip())
-    for row in table:
-        print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+        rows.append([*map(str, key), str(len(ok)), str(len(rs) - len(ok)), med, spread])
+    print(table(head, rows))
     for r in runs:
         if r["status"] == "failed":
             print(f"failed: {r['kernel']} {r['input']} {r['model'] or ''} np{r['ranks']} "
@@ -121,6 +112,14 @@ def cmd_export(args):
     return 0
 
 
+def cmd_compare(args):
+    store = _existing_store(args.store)
+    runs = store.runs(suite=args.suite, status="ok")
+    store.close()
+    print(compare(runs, args.by, args.a, args.b, args.metric))
+    return 0
+
+
 def parser():
     p = argparse.ArgumentParser(prog="graphcomm-lab", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -142,6 +141,16 @@ def parser():
     e.add_argument("--suite")
     e.add_argument("--out", help="CSV file (default: standard output)")
     e.set_defaults(func=cmd_export)
+    c = sub.add_parser("compare", help="B against A as ratios of medians, with spreads")
+    c.add_argument("by", help="what differs: git_commit (prefixes), model, ranks, input, "
+                              "kernel or option.NAME")
+    c.add_argument("a")
+    c.add_argument("b")
+    c.add_argument("--metric", help="a figure of the kernel's runs (default per kernel, e.g. "
+                                    "match: seconds, bfs: harmonic_mean_TEPS)")
+    c.add_argument("--store", default=str(DEFAULT_STORE), help=store_help)
+    c.add_argument("--suite")
+    c.set_defaults(func=cmd_compare)
     return p
 
 
@@ -149,7 +158,7 @@ def main(argv=None):
     args = parser().parse_args(argv)
     try:
         return args.func(args)
-    except (SuiteError, StoreError, FileNotFoundError) as e:
+    except (SuiteError, StoreError, CompareError, FileNotFoundError) as e:
         print(f"graphcomm-lab: error: {e}", file=sys.stderr)
         return 2
 

@@ -22,8 +22,9 @@ if any("fail" in a for a in args):
     print("graphcomm: error: fake failure", file=sys.stderr)
     sys.exit(1)
 ranks = int(args[args.index("-np") + 1])
+model = args[args.index("--model") + 1] if "--model" in args else "m"
 out = args[args.index("--json") + 1]
 with open(out, "w") as f:
     json.dump({"schema_version": 1, "command": " ".join(args[3:5]), "argv": args,
                "ranks": ranks, "mpi": {"library": "Fake MPI 1.0"}, "timings": {"x": 0.5},
-               "runs": [{"model": "m", "seconds": 1.0}]}, f)
+               "runs": [{"model": model, "seconds": 2.0 if model == "ncl" else 1.0}]}, f)

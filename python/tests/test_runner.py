@@ -122,3 +122,21 @@ def test_missing_binary(write_suite, fake, tmp_path):
                       fake["launcher"], "--binary", tmp_path / "nothing", "-q")
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 2 and "no graphcomm binary" in proc.stderr
+
+
+def test_compare_models(write_suite, fake, tmp_path):
+    store_path = tmp_path / "lab.sqlite"
+    run_lab(write_suite(SUITE), store_path, fake)
+    proc = subprocess.run(lab_command("compare", "model", "nsr", "ncl", "--store", store_path),
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 2 and lines[0].split()[-2:] == ["B/A", "spread"]
+    # The fake reports 1 s for nsr and 2 s for ncl, three repetitions each.
+    assert lines[1].split()[-2:] == ["2.000", "2.000-2.000"] and "seconds" in lines[1]
+    bad = subprocess.run(lab_command("compare", "model", "nsr", "rma", "--store", store_path),
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "no configuration has runs" in bad.stderr
+    bad = subprocess.run(lab_command("compare", "colour", "x", "y", "--store", store_path),
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "cannot compare by 'colour'" in bad.stderr

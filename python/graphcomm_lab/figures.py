@@ -1,0 +1,46 @@
+"""The figures of a stored run, as (part, metrics) rows. A kernel's JSON holds
+one entry per model/algorithm (`runs`), per message size (`sizes`, nbr) or
+per engine (`engines`, mq); each entry is a part, its scalars the metrics.
+A document without such a list is one part, "", of its flattened scalars."""
+
+PART_LISTS = ("runs", "sizes", "engines")
+
+# The figure compare uses when none is named, per kernel, and whether more is better.
+DEFAULT_METRIC = {
+    "graph-stats": ("timings.load_seconds", False),
+    "match": ("seconds", False),
+    "bfs": ("harmonic_mean_TEPS", True),
+    "spmm": ("multiply_seconds", False),
+    "nbr": ("speedup", True),
+    "mq": ("ns_per_operation", False),
+}
+
+
+def flatten(prefix, value, out):
+    """Scalars of a JSON value under dotted names (lists left out)."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            flatten(f"{prefix}.{k}" if prefix else k, v, out)
+    elif isinstance(value, (str, int, float, bool)) or value is None:
+        out[prefix] = value
+    return out
+
+
+def part_label(list_name, entry):
+    if list_name == "sizes":
+        return f"{entry.get('bytes')} B"
+    if "configuration" in entry:
+        return str(entry["configuration"])
+    keys = ("algorithm", "model", "method", "engine")
+    return "/".join(str(entry[k]) for k in keys if k in entry and not isinstance(entry[k], dict))
+
+
+def parts(result):
+    """[(label, {metric: value})] of one run's JSON document."""
+    if result is None:
+        return []
+    for name in PART_LISTS:
+        entries = result.get(name)
+        if isinstance(entries, list) and entries and isinstance(entries[0], dict):
+            return [(part_label(name, e), flatten("", e, {})) for e in entries]
+    return [("", flatten("", result, {}))]
