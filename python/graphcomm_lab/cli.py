@@ -4,6 +4,7 @@
     graphcomm-lab show [--store FILE] [--suite NAME]
     graphcomm-lab export [--store FILE] [--suite NAME] [--out FILE.csv]
     graphcomm-lab compare BY A B [--metric NAME] [--store FILE] [--suite NAME]
+    graphcomm-lab plot profile|scaling KERNEL --out BASE [--metric NAME] [--store FILE]
 
 Errors are one line on stderr, `graphcomm-lab: error: ...`, and exit code 2
 (1 when a suite ran but some runs failed; 130 when interrupted).
@@ -15,7 +16,8 @@ import sys
 from pathlib import Path
 
 from .compare import CompareError, compare
-from .figures import flatten
+from .figures import PlotError, flatten
+from .kernels import KERNELS
 from .runner import ROOT, run_suite
 from .store import Store, StoreError
 from .suite import SuiteError, load_suite
@@ -120,6 +122,17 @@ def cmd_compare(args):
     return 0
 
 
+def cmd_plot(args):
+    from .plots import KINDS  # matplotlib only where a plot is asked for
+
+    store = _existing_store(args.store)
+    runs = store.runs(suite=args.suite, status="ok")
+    store.close()
+    for path in KINDS[args.kind](runs, args.kernel, args.out, args.metric):
+        print(path)
+    return 0
+
+
 def parser():
     p = argparse.ArgumentParser(prog="graphcomm-lab", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -151,6 +164,15 @@ def parser():
     c.add_argument("--store", default=str(DEFAULT_STORE), help=store_help)
     c.add_argument("--suite")
     c.set_defaults(func=cmd_compare)
+    pl = sub.add_parser("plot", help="a figure from the store, as PNG and SVG")
+    pl.add_argument("kind", choices=["profile", "scaling"],
+                    help="profile: performance profile of the models; scaling: against ranks")
+    pl.add_argument("kernel", choices=sorted(KERNELS))
+    pl.add_argument("--out", required=True, help="file name without extension")
+    pl.add_argument("--metric", help="the figure to plot (default: the kernel's headline)")
+    pl.add_argument("--store", default=str(DEFAULT_STORE), help=store_help)
+    pl.add_argument("--suite")
+    pl.set_defaults(func=cmd_plot)
     return p
 
 
@@ -158,7 +180,7 @@ def main(argv=None):
     args = parser().parse_args(argv)
     try:
         return args.func(args)
-    except (SuiteError, StoreError, CompareError, FileNotFoundError) as e:
+    except (SuiteError, StoreError, CompareError, PlotError, FileNotFoundError) as e:
         print(f"graphcomm-lab: error: {e}", file=sys.stderr)
         return 2
 

@@ -5,6 +5,10 @@ A document without such a list is one part, "", of its flattened scalars."""
 
 PART_LISTS = ("runs", "sizes", "engines")
 
+
+class PlotError(Exception):
+    pass
+
 # The figure compare uses when none is named, per kernel, and whether more is better.
 DEFAULT_METRIC = {
     "graph-stats": ("timings.load_seconds", False),

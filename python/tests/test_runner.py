@@ -140,3 +140,24 @@ def test_compare_models(write_suite, fake, tmp_path):
     bad = subprocess.run(lab_command("compare", "colour", "x", "y", "--store", store_path),
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "cannot compare by 'colour'" in bad.stderr
+
+
+def test_plots_from_a_store(write_suite, fake, tmp_path):
+    store_path = tmp_path / "lab.sqlite"
+    suite = write_suite(SUITE.replace('inputs = ["rmat:4"]', 'inputs = ["rmat:4", "rgg:50"]')
+                        .replace("ranks = [2]", "ranks = [1, 2]"))
+    assert run_lab(suite, store_path, fake).returncode == 0
+    for kind in ("profile", "scaling"):
+        base = tmp_path / "plots" / kind
+        proc = subprocess.run(lab_command("plot", kind, "match", "--out", base, "--store",
+                                          store_path), capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        png, svg = base.with_suffix(".png"), base.with_suffix(".svg")
+        assert proc.stdout.split() == [str(png), str(svg)]
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
+        assert b"<svg" in svg.read_bytes()[:2000]
+    # A kernel with no runs: one clear line, no file.
+    proc = subprocess.run(lab_command("plot", "profile", "bfs", "--out", tmp_path / "none",
+                                      "--store", store_path), capture_output=True, text=True)
+    assert proc.returncode == 2 and "no bfs runs" in proc.stderr
+    assert not list(tmp_path.glob("none.*"))
