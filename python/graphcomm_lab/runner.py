@@ -70,7 +70,8 @@ def run_one(config, binary, launcher, timeout):
         cmd += ["-q", "--json", str(out)]
         start = time.monotonic()
         try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+            # From the repository root: a suite's file inputs are relative to it.
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
         except subprocess.TimeoutExpired:
             return "failed", f"timed out after {timeout} s", None, time.monotonic() - start
         wall = time.monotonic() - start

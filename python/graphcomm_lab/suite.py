@@ -10,7 +10,10 @@
     ranks = [2, 4]
     options = { algorithm = "ld", check = true }   # --algorithm ld --check
 
-Every experiment expands to inputs x models x ranks configurations. Option
+Every experiment expands to inputs x models x ranks configurations. For
+weak scaling an input may grow with the ranks: with `per_rank = N` in the
+experiment, `{n}` in an input is N x ranks (`inputs = ["rgg:{n}"]`). A file
+input is relative to the repository root (graphcomm runs from there). Option
 values: true is a bare flag, false leaves it out, a list is comma-joined,
 anything else is its string. Errors name the file and what is wrong, in one
 line (SuiteError).
@@ -99,10 +102,10 @@ def _experiment(path, index, exp):
     where = f"experiment {index + 1}"
     if not isinstance(exp, dict):
         _fail(path, f"{where}: must be a table")
-    unknown = set(exp) - {"kernel", "inputs", "models", "ranks", "options"}
+    unknown = set(exp) - {"kernel", "inputs", "models", "ranks", "options", "per_rank"}
     if unknown:
         _fail(path, f"{where}: unknown key '{sorted(unknown)[0]}' "
-                    "(kernel, inputs, models, ranks, options)")
+                    "(kernel, inputs, models, ranks, options, per_rank)")
     name = exp.get("kernel")
     if name not in KERNELS:
         _fail(path, f"{where}: unknown kernel '{name}' (one of: {', '.join(KERNELS)})")
@@ -136,7 +139,19 @@ def _experiment(path, index, exp):
         if isinstance(v, dict):
             _fail(path, f"{where}: option '{k}' cannot be a table")
     opts = tuple(sorted(options.items()))
-    return [Config(name, i, m, r, opts) for i in inputs for m in models for r in ranks]
+    per_rank = exp.get("per_rank")
+    if per_rank is not None and (not isinstance(per_rank, int) or isinstance(per_rank, bool)
+                                 or per_rank < 1):
+        _fail(path, f"{where}: 'per_rank' must be a positive integer")
+    for i in inputs:
+        if ("{n}" in i) != (per_rank is not None):
+            _fail(path, f"{where}: '{{n}}' in an input and 'per_rank' go together ('{i}')")
+
+    def sized(i, r):
+        return i.replace("{n}", str(per_rank * r)) if per_rank is not None else i
+
+    return [Config(name, sized(i, r), m, r, opts) for i in inputs for m in models
+            for r in ranks]
 
 
 def load_suite(path):

@@ -50,7 +50,17 @@ def test_key_is_stable_and_distinguishes(write_suite):
     assert [c.key() for c in a] == [c.key() for c in b]
 
 
+def test_weak_scaling_inputs(write_suite):
+    s = load_suite(write_suite(
+        "[[experiment]]\nkernel = 'match'\ninputs = ['rgg:{n}']\nranks = [1, 2, 4]\n"
+        "per_rank = 1000"))
+    assert [(c.input, c.ranks) for c in s.configs] == [("rgg:1000", 1), ("rgg:2000", 2),
+                                                        ("rgg:4000", 4)]
+
+
 @pytest.mark.parametrize("text, message", [
+    ("[[experiment]]\nkernel = 'match'\ninputs = ['rgg:{n}']", "go together"),
+    ("[[experiment]]\nkernel = 'match'\ninputs = ['rgg:5']\nper_rank = 0", "'per_rank' must"),
     ("repeats = [", "not valid TOML"),
     ("name = 'x'", "no [[experiment]]"),
     ("[[experiment]]\nkernel = 'sort'\ninputs = ['a']", "unknown kernel 'sort'"),
