@@ -16,13 +16,15 @@ class Kernel:
     model_flag: str | None  # None: the kernel has no model axis
     models: tuple = ()
     serial: bool = False  # runs on one rank only
+    comm_matrix: bool = False  # writes --comm-matrix FILE (docs/json-schema.md)
 
 
 KERNELS = {
     k.name: k
     for k in (
         Kernel("graph-stats", ("graph", "stats"), "--graph", None),
-        Kernel("match", ("match",), "--graph", "--model", EXCHANGE_MODELS + ("all",)),
+        Kernel("match", ("match",), "--graph", "--model", EXCHANGE_MODELS + ("all",),
+               comm_matrix=True),
         Kernel("bfs", ("bfs",), "--graph", "--model", EXCHANGE_MODELS + ("all",)),
         Kernel("spmm", ("spmm",), "--matrix", "--method",
                ("allgather", "neighbor", "combined", "all")),

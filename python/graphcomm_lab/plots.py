@@ -6,6 +6,9 @@
   within a factor tau of the best.
 - scaling: a figure against the rank count, one line per model and input
   (strong scaling; weak scaling when the inputs grow with the ranks).
+- matrix: heatmaps of the messages sent between every pair of ranks, one per
+  model, of the newest run stored with its communication matrix (the
+  matching study's Figures 2, 9 and 11).
 """
 import statistics
 from collections import defaultdict
@@ -105,4 +108,30 @@ def scaling(runs, kernel, out_base, metric=None):
     return _save(fig, out_base)
 
 
-KINDS = {"profile": performance_profile, "scaling": scaling}
+def comm_matrix(runs, kernel, out_base, metric=None):
+    quantity = metric or "messages"
+    if quantity not in ("messages", "bytes"):
+        raise PlotError("a communication matrix shows messages or bytes")
+    stored = [r for r in runs if r["kernel"] == kernel and r["status"] == "ok"
+              and (r["result"] or {}).get("comm_matrix")]
+    if not stored:
+        raise PlotError(f"no {kernel} run stored with its communication matrix "
+                        "(\"comm-matrix\" = true in the suite's options)")
+    run = stored[-1]
+    models = run["result"]["comm_matrix"]["models"]
+    cols = min(4, len(models))
+    rows = (len(models) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(3.4 * cols, 3.2 * rows), squeeze=False)
+    for ax in axes.flat[len(models):]:
+        ax.set_visible(False)
+    for ax, (model, m) in zip(axes.flat, sorted(models.items())):
+        image = ax.imshow(m[quantity], cmap="viridis", interpolation="nearest")
+        ax.set_title(model)
+        ax.set_xlabel("receiver")
+        ax.set_ylabel("sender")
+        fig.colorbar(image, ax=ax, shrink=0.8)
+    fig.suptitle(f"{kernel} {run['input']} on {run['ranks']} ranks: {quantity}")
+    return _save(fig, out_base)
+
+
+KINDS = {"profile": performance_profile, "scaling": scaling, "matrix": comm_matrix}

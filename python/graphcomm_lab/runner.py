@@ -68,6 +68,9 @@ def run_one(config, binary, launcher, timeout):
         out = Path(tmp) / "result.json"
         cmd = [str(launcher), "-np", str(config.ranks), str(binary)] + config.arguments()
         cmd += ["-q", "--json", str(out)]
+        matrix = Path(tmp) / "matrix.json"
+        if config.wants_comm_matrix():
+            cmd += ["--comm-matrix", str(matrix)]
         start = time.monotonic()
         try:
             # From the repository root: a suite's file inputs are relative to it.
@@ -79,6 +82,8 @@ def run_one(config, binary, launcher, timeout):
             return "failed", error_line(proc.stderr, proc.returncode), None, wall
         try:
             result = json.loads(out.read_text())
+            if config.wants_comm_matrix():
+                result["comm_matrix"] = json.loads(matrix.read_text())
         except (OSError, ValueError) as e:
             return "failed", f"no valid JSON result ({e})", None, wall
         return "ok", None, result, wall

@@ -15,7 +15,9 @@ weak scaling an input may grow with the ranks: with `per_rank = N` in the
 experiment, `{n}` in an input is N x ranks (`inputs = ["rgg:{n}"]`). A file
 input is relative to the repository root (graphcomm runs from there). Option
 values: true is a bare flag, false leaves it out, a list is comma-joined,
-anything else is its string. Errors name the file and what is wrong, in one
+anything else is its string. `"comm-matrix" = true` (match) stores the
+messages and bytes between every pair of ranks with the run, under
+`comm_matrix` in its result. Errors name the file and what is wrong, in one
 line (SuiteError).
 """
 import hashlib
@@ -25,6 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .kernels import KERNELS
+
+
+COMM_MATRIX = "comm-matrix"
 
 
 class SuiteError(Exception):
@@ -48,6 +53,9 @@ class Config:
         return {"kernel": self.kernel, "input": self.input, "model": self.model,
                 "ranks": self.ranks, "options": dict(self.options)}
 
+    def wants_comm_matrix(self):
+        return dict(self.options).get(COMM_MATRIX) is True
+
     def label(self):
         parts = [self.kernel, self.input] + ([self.model] if self.model else [])
         parts += [f"{k}={v}" for k, v in self.options] + [f"np{self.ranks}"]
@@ -61,6 +69,8 @@ class Config:
         if self.model is not None:
             args += [kernel.model_flag, self.model]
         for name, value in self.options:
+            if name == COMM_MATRIX:
+                continue  # the runner names the file
             flag = f"--{name}"
             if value is True:
                 args.append(flag)
@@ -138,6 +148,8 @@ def _experiment(path, index, exp):
             _fail(path, f"{where}: option '{k}' is set by the lab, not by a suite")
         if isinstance(v, dict):
             _fail(path, f"{where}: option '{k}' cannot be a table")
+        if k == COMM_MATRIX and (v is not True and v is not False or not kernel.comm_matrix):
+            _fail(path, f"{where}: '{COMM_MATRIX}' is true or false, for match only")
     opts = tuple(sorted(options.items()))
     per_rank = exp.get("per_rank")
     if per_rank is not None and (not isinstance(per_rank, int) or isinstance(per_rank, bool)

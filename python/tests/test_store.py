@@ -71,3 +71,32 @@ def test_newer_schema_refused(tmp_path):
     db.close()
     with pytest.raises(StoreError, match="schema 99"):
         Store(path)
+
+
+def test_comm_matrix_stored_and_plotted(tmp_path, write_suite):
+    import subprocess as sp
+
+    from conftest import lab_command
+
+    suite = write_suite("""
+[[experiment]]
+kernel = "match"
+inputs = ["rmat:8"]
+models = ["all"]
+ranks = [3]
+options = { "comm-matrix" = true }
+""")
+    store_path = tmp_path / "lab.sqlite"
+    proc = sp.run(lab_command("run", suite, "--store", store_path, "--binary", graphcomm_binary(),
+                              "-q"), capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    (run,) = Store(store_path).runs()
+    matrix = run["result"]["comm_matrix"]
+    assert matrix["ranks"] == 3 and "nsr" in matrix["models"]
+    nsr = matrix["models"]["nsr"]["messages"]
+    assert len(nsr) == 3 and all(len(row) == 3 for row in nsr) and sum(map(sum, nsr)) > 0
+    base = tmp_path / "matrix"
+    proc = sp.run(lab_command("plot", "matrix", "match", "--out", base, "--store", store_path),
+                  capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert base.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"

@@ -60,6 +60,8 @@ def test_weak_scaling_inputs(write_suite):
 
 @pytest.mark.parametrize("text, message", [
     ("[[experiment]]\nkernel = 'match'\ninputs = ['rgg:{n}']", "go together"),
+    ("[[experiment]]\nkernel = 'bfs'\ninputs = ['x']\noptions = { \"comm-matrix\" = true }",
+     "for match only"),
     ("[[experiment]]\nkernel = 'match'\ninputs = ['rgg:5']\nper_rank = 0", "'per_rank' must"),
     ("repeats = [", "not valid TOML"),
     ("name = 'x'", "no [[experiment]]"),
