@@ -4,7 +4,7 @@
     graphcomm-lab show [--store FILE] [--suite NAME]
     graphcomm-lab export [--store FILE] [--suite NAME] [--out FILE.csv]
     graphcomm-lab compare BY A B [--metric NAME] [--store FILE] [--suite NAME]
-    graphcomm-lab plot profile|scaling|matrix KERNEL --out BASE [--metric NAME] [--store FILE]
+    graphcomm-lab plot profile|scaling|scale|sizes|matrix KERNEL --out BASE [--metric NAME] [--store FILE]
 
 Errors are one line on stderr, `graphcomm-lab: error: ...`, and exit code 2
 (1 when a suite ran but some runs failed; 130 when interrupted).
@@ -165,8 +165,9 @@ def parser():
     c.add_argument("--suite")
     c.set_defaults(func=cmd_compare)
     pl = sub.add_parser("plot", help="a figure from the store, as PNG and SVG")
-    pl.add_argument("kind", choices=["profile", "scaling", "matrix"],
+    pl.add_argument("kind", choices=["profile", "scaling", "scale", "sizes", "matrix"],
                     help="profile: performance profile of the models; scaling: against ranks; "
+                         "scale: against R-MAT SCALE; sizes: nbr against message size; "
                          "matrix: messages (--metric bytes) between ranks")
     pl.add_argument("kernel", choices=sorted(KERNELS))
     pl.add_argument("--out", required=True, help="file name without extension")

@@ -6,10 +6,14 @@
   within a factor tau of the best.
 - scaling: a figure against the rank count, one line per model and input
   (strong scaling; weak scaling when the inputs grow with the ranks).
+- scale: a figure against the SCALE of R-MAT inputs, one line per model
+  and rank count (TEPS against SCALE, the Graph500 study's Figures 1-4).
+- sizes: nbr's speedup (or another figure) against the message size.
 - matrix: heatmaps of the messages sent between every pair of ranks, one per
   model, of the newest run stored with its communication matrix (the
   matching study's Figures 2, 9 and 11).
 """
+import re
 import statistics
 from collections import defaultdict
 from pathlib import Path
@@ -87,25 +91,66 @@ def performance_profile(runs, kernel, out_base, metric=None):
     return _save(fig, out_base)
 
 
-def scaling(runs, kernel, out_base, metric=None):
-    obs, name, _ = observations(runs, kernel, metric)
-    lines = defaultdict(dict)  # (input, options, solver) -> ranks -> median
-    for (inp, ranks, options, solver), values in obs.items():
-        lines[(inp, options, solver)][ranks] = statistics.median(values)
+def _against(lines, kernel, name, x_name, out_base, log_x=True):
+    """One line per series: lines = {series label: {x: y}}."""
+    if not lines:
+        raise PlotError(f"no {kernel} runs to plot against {x_name}")
     fig, ax = plt.subplots(figsize=(6, 4))
-    for (inp, options, solver), points in sorted(lines.items()):
+    for label, points in sorted(lines.items()):
         xs = sorted(points)
-        label = " ".join(x for x in (solver, inp, options) if x and x != "-")
         ax.plot(xs, [points[x] for x in xs], marker="o", label=label)
-    ranks = sorted({r for points in lines.values() for r in points})
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(ranks, [str(r) for r in ranks])
-    ax.minorticks_off()
-    ax.set_xlabel("ranks")
+    xs = sorted({x for points in lines.values() for x in points})
+    if log_x:
+        ax.set_xscale("log", base=2)
+        ax.minorticks_off()
+    ax.set_xticks(xs, [str(x) for x in xs])
+    ax.set_xlabel(x_name)
     ax.set_ylabel(name)
-    ax.set_title(f"{kernel}: {name} against ranks")
+    ax.set_title(f"{kernel}: {name} against {x_name}")
     ax.legend(fontsize="small")
     return _save(fig, out_base)
+
+
+def _series(*parts):
+    return " ".join(p for p in parts if p and p != "-")
+
+
+def scaling(runs, kernel, out_base, metric=None):
+    obs, name, _ = observations(runs, kernel, metric)
+    lines = defaultdict(dict)
+    for (inp, ranks, options, solver), values in obs.items():
+        lines[_series(solver, inp, options)][ranks] = statistics.median(values)
+    return _against(lines, kernel, name, "ranks", out_base)
+
+
+def by_scale(runs, kernel, out_base, metric=None):
+    """Against the SCALE of R-MAT inputs (the Graph500 study's Figures 1-4)."""
+    obs, name, _ = observations(runs, kernel, metric)
+    lines = defaultdict(dict)
+    for (inp, ranks, options, solver), values in obs.items():
+        m = re.match(r"rmat:(\d+)", inp)
+        if m:
+            lines[_series(solver, f"np{ranks}", options)][int(m.group(1))] = \
+                statistics.median(values)
+    return _against(lines, kernel, name, "SCALE", out_base, log_x=False)
+
+
+def by_size(runs, kernel, out_base, metric=None):
+    """nbr: a figure per message size (default the speedup of the combined
+    plan over the library), one line per collective, topology and ranks
+    (the collectives study's Figures 5-9)."""
+    name = metric or DEFAULT_METRIC["nbr"][0]
+    values = defaultdict(lambda: defaultdict(list))
+    for run in runs:
+        if run["kernel"] != kernel or run["status"] != "ok":
+            continue
+        for entry in (run["result"] or {}).get("sizes", []):
+            v = entry.get(name)
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                series = _series(run["model"], run["input"], f"np{run['ranks']}")
+                values[series][entry["bytes"]].append(float(v))
+    lines = {s: {x: statistics.median(v) for x, v in pts.items()} for s, pts in values.items()}
+    return _against(lines, kernel, name, "bytes per block", out_base)
 
 
 def comm_matrix(runs, kernel, out_base, metric=None):
@@ -134,4 +179,5 @@ def comm_matrix(runs, kernel, out_base, metric=None):
     return _save(fig, out_base)
 
 
-KINDS = {"profile": performance_profile, "scaling": scaling, "matrix": comm_matrix}
+KINDS = {"profile": performance_profile, "scaling": scaling, "scale": by_scale,
+         "sizes": by_size, "matrix": comm_matrix}

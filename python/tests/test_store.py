@@ -100,3 +100,34 @@ options = { "comm-matrix" = true }
                   capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert base.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_scale_and_size_plots(tmp_path, write_suite):
+    import subprocess as sp
+
+    from conftest import lab_command
+
+    suite = write_suite("""
+[[experiment]]
+kernel = "bfs"
+inputs = ["rmat:7", "rmat:8"]
+models = ["ncl"]
+ranks = [2]
+options = { roots = 2 }
+[[experiment]]
+kernel = "nbr"
+inputs = ["moore:1:1"]
+models = ["allgather"]
+ranks = [3]
+options = { sizes = [8, 64], iters = 2, repeat = 1 }
+""")
+    store_path = tmp_path / "lab.sqlite"
+    proc = sp.run(lab_command("run", suite, "--store", store_path, "--binary", graphcomm_binary(),
+                              "-q"), capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    for kind, kernel in (("scale", "bfs"), ("sizes", "nbr")):
+        base = tmp_path / kind
+        proc = sp.run(lab_command("plot", kind, kernel, "--out", base, "--store", store_path),
+                      capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        assert base.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
