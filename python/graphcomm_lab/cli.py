@@ -5,6 +5,7 @@
     graphcomm-lab export [--store FILE] [--suite NAME] [--out FILE.csv]
     graphcomm-lab compare BY A B [--metric NAME] [--store FILE] [--suite NAME]
     graphcomm-lab plot profile|scaling|scale|sizes|matrix KERNEL --out BASE [--metric NAME] [--store FILE]
+    graphcomm-lab report [--out FILE.html] [--store FILE] [--suite NAME]
 
 Errors are one line on stderr, `graphcomm-lab: error: ...`, and exit code 2
 (1 when a suite ran but some runs failed; 130 when interrupted).
@@ -133,6 +134,19 @@ def cmd_plot(args):
     return 0
 
 
+def cmd_report(args):
+    from .report import write_report  # matplotlib only where a report is asked for
+
+    store = _existing_store(args.store)
+    runs = store.runs(suite=args.suite)
+    store.close()
+    if not runs:
+        raise StoreError(f"{args.store}: no runs" + (f" of suite {args.suite}" if args.suite
+                                                     else "") + " to report")
+    print(write_report(runs, args.out, args.store))
+    return 0
+
+
 def parser():
     p = argparse.ArgumentParser(prog="graphcomm-lab", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -175,6 +189,12 @@ def parser():
     pl.add_argument("--store", default=str(DEFAULT_STORE), help=store_help)
     pl.add_argument("--suite")
     pl.set_defaults(func=cmd_plot)
+    rp = sub.add_parser("report", help="one self-contained HTML page: tables and plots")
+    rp.add_argument("--out", default=str(ROOT / "results" / "report.html"),
+                    help="the page (default results/report.html)")
+    rp.add_argument("--store", default=str(DEFAULT_STORE), help=store_help)
+    rp.add_argument("--suite")
+    rp.set_defaults(func=cmd_report)
     return p
 
 

@@ -47,6 +47,13 @@ def observations(runs, kernel, metric=None):
     return out, name, more_is_better
 
 
+def _legend(ax, entries, where):
+    if entries > 8:  # many configurations (bfs --model all): beside the axes
+        ax.legend(fontsize="x-small", loc="center left", bbox_to_anchor=(1.02, 0.5))
+    else:
+        ax.legend(fontsize="small", loc=where)
+
+
 def _save(fig, out_base):
     out_base = Path(out_base)
     out_base.parent.mkdir(parents=True, exist_ok=True)
@@ -62,6 +69,8 @@ def _save(fig, out_base):
 
 
 def performance_profile(runs, kernel, out_base, metric=None):
+    if kernel == "nbr":
+        raise PlotError("nbr's parts are message sizes, not models: plot sizes nbr")
     obs, name, more_is_better = observations(runs, kernel, metric)
     cost = defaultdict(dict)  # problem -> solver -> median cost (lower is better)
     for (inp, ranks, options, solver), values in obs.items():
@@ -69,6 +78,8 @@ def performance_profile(runs, kernel, out_base, metric=None):
         cost[(inp, ranks, options)][solver] = (1.0 / m if m else float("inf")) if more_is_better \
             else m
     solvers = sorted({s for c in cost.values() for s in c})
+    if len(solvers) < 2:
+        raise PlotError(f"a performance profile compares models; the {kernel} runs have one")
     problems = [p for p, c in cost.items() if len(c) == len(solvers)]  # every solver ran
     if not problems:
         raise PlotError(f"no {kernel} problem was run by every model ({', '.join(solvers)})")
@@ -87,14 +98,14 @@ def performance_profile(runs, kernel, out_base, metric=None):
     ax.set_ylabel("fraction of problems")
     ax.set_ylim(0, 1.02)
     ax.set_title(f"{kernel}: performance profile over {len(problems)} problems")
-    ax.legend(loc="lower right")
+    _legend(ax, len(solvers), "lower right")
     return _save(fig, out_base)
 
 
 def _against(lines, kernel, name, x_name, out_base, log_x=True):
     """One line per series: lines = {series label: {x: y}}."""
-    if not lines:
-        raise PlotError(f"no {kernel} runs to plot against {x_name}")
+    if len({x for points in lines.values() for x in points}) < 2:
+        raise PlotError(f"the {kernel} runs have fewer than two values of {x_name} to plot")
     fig, ax = plt.subplots(figsize=(6, 4))
     for label, points in sorted(lines.items()):
         xs = sorted(points)
@@ -107,7 +118,7 @@ def _against(lines, kernel, name, x_name, out_base, log_x=True):
     ax.set_xlabel(x_name)
     ax.set_ylabel(name)
     ax.set_title(f"{kernel}: {name} against {x_name}")
-    ax.legend(fontsize="small")
+    _legend(ax, len(lines), "best")
     return _save(fig, out_base)
 
 

@@ -6,6 +6,7 @@ import datetime
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -62,11 +63,40 @@ def _now():
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
 
+def synthetic_trace(spec, binary, timeout):
+    """The trace directory of an mq input `synth:KIND[:RANKS]` (KIND a
+    `graphcomm mq synth` workload, RANKS its simulated ranks), made once
+    under results/traces and reused; None for any other input."""
+    if not spec.startswith("synth:"):
+        return None
+    kind, _, ranks = spec[len("synth:"):].partition(":")
+    path = ROOT / "results" / "traces" / spec.replace(":", "-")
+    if not (path / "rank-0.mqt").exists():
+        if path.exists():
+            shutil.rmtree(path)  # an earlier attempt left part of it
+        path.parent.mkdir(parents=True, exist_ok=True)
+        cmd = [str(binary), "-q", "mq", "synth", kind, "--output", str(path)]
+        cmd += ["--ranks", ranks] if ranks else []
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        if proc.returncode != 0:
+            shutil.rmtree(path, ignore_errors=True)
+            raise RuntimeError(error_line(proc.stderr, proc.returncode))
+    return path
+
+
 def run_one(config, binary, launcher, timeout):
     """(status, error, result, wall seconds) of one configuration."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "result.json"
-        cmd = [str(launcher), "-np", str(config.ranks), str(binary)] + config.arguments()
+        args = config.arguments()
+        if config.kernel == "mq":
+            try:
+                trace = synthetic_trace(config.input, binary, timeout)
+            except (RuntimeError, subprocess.TimeoutExpired) as e:
+                return "failed", f"cannot make the trace {config.input}: {e}", None, 0.0
+            if trace is not None:
+                args = [str(trace) if a == config.input else a for a in args]
+        cmd = [str(launcher), "-np", str(config.ranks), str(binary)] + args
         cmd += ["-q", "--json", str(out)]
         matrix = Path(tmp) / "matrix.json"
         if config.wants_comm_matrix():

@@ -13,7 +13,9 @@
 Every experiment expands to inputs x models x ranks configurations. For
 weak scaling an input may grow with the ranks: with `per_rank = N` in the
 experiment, `{n}` in an input is N x ranks (`inputs = ["rgg:{n}"]`). A file
-input is relative to the repository root (graphcomm runs from there). Option
+input is relative to the repository root (graphcomm runs from there). An mq
+input is a trace directory or `synth:KIND[:RANKS]`, a synthetic trace
+(`graphcomm mq synth KIND`) the lab makes once under results/traces. Option
 values: true is a bare flag, false leaves it out, a list is comma-joined,
 anything else is its string. `"comm-matrix" = true` (match) stores the
 messages and bytes between every pair of ranks with the run, under
