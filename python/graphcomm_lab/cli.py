@@ -6,6 +6,7 @@
     graphcomm-lab compare BY A B [--metric NAME] [--store FILE] [--suite NAME]
     graphcomm-lab plot profile|scaling|scale|sizes|matrix KERNEL --out BASE [--metric NAME] [--store FILE]
     graphcomm-lab report [--out FILE.html] [--store FILE] [--suite NAME]
+    graphcomm-lab reproduce CLAIM|all [--tiny] [--store FILE]
 
 Errors are one line on stderr, `graphcomm-lab: error: ...`, and exit code 2
 (1 when a suite ran but some runs failed; 130 when interrupted).
@@ -147,6 +148,29 @@ def cmd_report(args):
     return 0
 
 
+def cmd_reproduce(args):
+    from .reproduce import CLAIMS, suite_of, verdict_line
+
+    if args.claim != "all" and args.claim not in CLAIMS:
+        raise SuiteError(f"unknown claim '{args.claim}' (one of: all, {', '.join(CLAIMS)})")
+    claims = list(CLAIMS.values()) if args.claim == "all" else [CLAIMS[args.claim]]
+    store = Store(args.store)
+    failed = 0
+    try:
+        for claim in claims:
+            suite = suite_of(claim, args.tiny)
+            failed += run_suite(suite, store, binary=args.binary, launcher=args.launcher,
+                                timeout=args.timeout, progress=not args.quiet)[1]
+            print(verdict_line(claim, store.runs(suite=suite.name)), flush=True)
+    except KeyboardInterrupt:
+        print(f"graphcomm-lab: interrupted; run the same command again to finish "
+              f"(the runs that finished are in {store.path})", file=sys.stderr)
+        return 130
+    finally:
+        store.close()
+    return 1 if failed else 0
+
+
 def parser():
     p = argparse.ArgumentParser(prog="graphcomm-lab", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -195,6 +219,16 @@ def parser():
     rp.add_argument("--store", default=str(DEFAULT_STORE), help=store_help)
     rp.add_argument("--suite")
     rp.set_defaults(func=cmd_report)
+    rr = sub.add_parser("reproduce", help="the studies' headline claims: a verdict line each")
+    rr.add_argument("claim", help="a claim (models, rcm, one-sided, hybrid, combining, partner) "
+                                  "or all")
+    rr.add_argument("--tiny", action="store_true", help="seconds-sized suites (for tests)")
+    rr.add_argument("--store", default=str(DEFAULT_STORE), help=store_help)
+    rr.add_argument("--binary", help="graphcomm binary (default build/src/graphcomm)")
+    rr.add_argument("--launcher", help="MPI launcher (default scripts/gcrun)")
+    rr.add_argument("--timeout", type=float, default=3600, help="seconds a run may take")
+    rr.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    rr.set_defaults(func=cmd_reproduce)
     return p
 
 

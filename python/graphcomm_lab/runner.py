@@ -64,19 +64,21 @@ def _now():
 
 
 def synthetic_trace(spec, binary, timeout):
-    """The trace directory of an mq input `synth:KIND[:RANKS]` (KIND a
-    `graphcomm mq synth` workload, RANKS its simulated ranks), made once
-    under results/traces and reused; None for any other input."""
+    """The trace directory of an mq input `synth:KIND[,OPTION=VALUE...]`
+    (KIND a `graphcomm mq synth` workload, e.g. synth:depth,depth=8,ranks=4),
+    made once under results/traces and reused; None for any other input."""
     if not spec.startswith("synth:"):
         return None
-    kind, _, ranks = spec[len("synth:"):].partition(":")
-    path = ROOT / "results" / "traces" / spec.replace(":", "-")
+    kind, *options = spec[len("synth:"):].split(",")
+    path = ROOT / "results" / "traces" / spec.replace(":", "-").replace(",", "-").replace("=", "")
     if not (path / "rank-0.mqt").exists():
         if path.exists():
             shutil.rmtree(path)  # an earlier attempt left part of it
         path.parent.mkdir(parents=True, exist_ok=True)
         cmd = [str(binary), "-q", "mq", "synth", kind, "--output", str(path)]
-        cmd += ["--ranks", ranks] if ranks else []
+        for option in options:
+            name, _, value = option.partition("=")
+            cmd += [f"--{name}", value]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         if proc.returncode != 0:
             shutil.rmtree(path, ignore_errors=True)

@@ -14,8 +14,9 @@ Every experiment expands to inputs x models x ranks configurations. For
 weak scaling an input may grow with the ranks: with `per_rank = N` in the
 experiment, `{n}` in an input is N x ranks (`inputs = ["rgg:{n}"]`). A file
 input is relative to the repository root (graphcomm runs from there). An mq
-input is a trace directory or `synth:KIND[:RANKS]`, a synthetic trace
-(`graphcomm mq synth KIND`) the lab makes once under results/traces. Option
+input is a trace directory or `synth:KIND[,OPTION=VALUE...]`, a synthetic
+trace (`graphcomm mq synth KIND --OPTION VALUE`, e.g.
+`synth:many-to-one,ranks=64`) the lab makes once under results/traces. Option
 values: true is a bare flag, false leaves it out, a list is comma-joined,
 anything else is its string. `"comm-matrix" = true` (match) stores the
 messages and bytes between every pair of ranks with the run, under
@@ -178,10 +179,15 @@ def load_suite(path):
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise SuiteError(f"{path}: not valid TOML: {e}") from None
+    return suite_from_doc(path, doc, path.stem)
+
+
+def suite_from_doc(path, doc, default_name):
+    """A suite from its parsed document; `path` names it in errors."""
     unknown = set(doc) - {"name", "repeats", "experiment"}
     if unknown:
         _fail(path, f"unknown key '{sorted(unknown)[0]}' (name, repeats, experiment)")
-    name = doc.get("name", path.stem)
+    name = doc.get("name", default_name)
     if not isinstance(name, str) or not name:
         _fail(path, "'name' must be a non-empty string")
     repeats = doc.get("repeats", 1)
