@@ -50,10 +50,6 @@ def cmd_run(args):
         ran, failed, skipped = run_suite(suite, store, binary=args.binary,
                                          launcher=args.launcher, timeout=args.timeout,
                                          progress=not args.quiet)
-    except KeyboardInterrupt:
-        print(f"graphcomm-lab: interrupted; the runs that finished are in {store.path}, "
-              f"run the same command again to finish the suite", file=sys.stderr)
-        return 130
     finally:
         store.close()
     print(f"suite {suite.name}: {ran} run(s) now ({failed} failed), {skipped} already stored; "
@@ -162,13 +158,17 @@ def cmd_reproduce(args):
             failed += run_suite(suite, store, binary=args.binary, launcher=args.launcher,
                                 timeout=args.timeout, progress=not args.quiet)[1]
             print(verdict_line(claim, store.runs(suite=suite.name)), flush=True)
-    except KeyboardInterrupt:
-        print(f"graphcomm-lab: interrupted; run the same command again to finish "
-              f"(the runs that finished are in {store.path})", file=sys.stderr)
-        return 130
     finally:
         store.close()
     return 1 if failed else 0
+
+
+def _run_options(p, store_help):
+    p.add_argument("--store", default=str(DEFAULT_STORE), help=store_help)
+    p.add_argument("--binary", help="graphcomm binary (default build/src/graphcomm)")
+    p.add_argument("--launcher", help="MPI launcher (default scripts/gcrun)")
+    p.add_argument("--timeout", type=float, default=3600, help="seconds a run may take")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
 
 def parser():
@@ -177,11 +177,7 @@ def parser():
     store_help = f"the results store (default {DEFAULT_STORE})"
     r = sub.add_parser("run", help="run a suite into the store (resumes what is stored)")
     r.add_argument("suite", help="a suite file (TOML)")
-    r.add_argument("--store", default=str(DEFAULT_STORE), help=store_help)
-    r.add_argument("--binary", help="graphcomm binary (default build/src/graphcomm)")
-    r.add_argument("--launcher", help="MPI launcher (default scripts/gcrun)")
-    r.add_argument("--timeout", type=float, default=3600, help="seconds a run may take")
-    r.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    _run_options(r, store_help)
     r.set_defaults(func=cmd_run)
     s = sub.add_parser("show", help="one line per configuration: runs and wall time")
     s.add_argument("--store", default=str(DEFAULT_STORE), help=store_help)
@@ -223,11 +219,7 @@ def parser():
     rr.add_argument("claim", help="a claim (models, rcm, one-sided, hybrid, combining, partner) "
                                   "or all")
     rr.add_argument("--tiny", action="store_true", help="seconds-sized suites (for tests)")
-    rr.add_argument("--store", default=str(DEFAULT_STORE), help=store_help)
-    rr.add_argument("--binary", help="graphcomm binary (default build/src/graphcomm)")
-    rr.add_argument("--launcher", help="MPI launcher (default scripts/gcrun)")
-    rr.add_argument("--timeout", type=float, default=3600, help="seconds a run may take")
-    rr.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    _run_options(rr, store_help)
     rr.set_defaults(func=cmd_reproduce)
     return p
 
@@ -239,6 +231,11 @@ def main(argv=None):
     except (SuiteError, StoreError, CompareError, PlotError, FileNotFoundError) as e:
         print(f"graphcomm-lab: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # every finished run is stored already
+        print(f"graphcomm-lab: interrupted; the runs that finished are in "
+              f"{getattr(args, 'store', DEFAULT_STORE)}, run the same command again to "
+              "finish", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":
