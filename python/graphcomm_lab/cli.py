@@ -4,7 +4,7 @@
     graphcomm-lab show [--store FILE] [--suite NAME]
     graphcomm-lab export [--store FILE] [--suite NAME] [--out FILE.csv]
     graphcomm-lab compare BY A B [--metric NAME] [--store FILE] [--suite NAME]
-    graphcomm-lab plot profile|scaling|scale|sizes|matrix KERNEL --out BASE [--metric NAME] [--store FILE]
+    graphcomm-lab plot profile|scaling|scale|sizes|matrix|queues KERNEL --out BASE [--metric NAME] [--store FILE]
     graphcomm-lab report [--out FILE.html] [--store FILE] [--suite NAME]
     graphcomm-lab reproduce CLAIM|all [--tiny] [--store FILE]
 
@@ -199,9 +199,10 @@ def parser():
     c.add_argument("--suite")
     c.set_defaults(func=cmd_compare)
     pl = sub.add_parser("plot", help="a figure from the store, as PNG and SVG")
-    pl.add_argument("kind", choices=["profile", "scaling", "scale", "sizes", "matrix"],
+    pl.add_argument("kind", choices=["profile", "scaling", "scale", "sizes", "matrix", "queues"],
                     help="profile: performance profile of the models; scaling: against ranks; "
                          "scale: against R-MAT SCALE; sizes: nbr against message size; "
+                         "queues: mq search lengths and time per engine; "
                          "matrix: messages (--metric bytes) between ranks")
     pl.add_argument("kernel", choices=sorted(KERNELS))
     pl.add_argument("--out", required=True, help="file name without extension")

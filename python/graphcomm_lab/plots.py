@@ -9,6 +9,7 @@
 - scale: a figure against the SCALE of R-MAT inputs, one line per model
   and rank count (TEPS against SCALE, the Graph500 study's Figures 1-4).
 - sizes: nbr's speedup (or another figure) against the message size.
+- queues: mq's search lengths and time per operation per engine.
 - matrix: heatmaps of the messages sent between every pair of ranks, one per
   model, of the newest run stored with its communication matrix (the
   matching study's Figures 2, 9 and 11).
@@ -190,5 +191,39 @@ def comm_matrix(runs, kernel, out_base, metric=None):
     return _save(fig, out_base)
 
 
+def queues(runs, kernel, out_base, metric=None):
+    """mq: per engine, the mean queue elements traversed per search (posted
+    and unexpected queues) and the time per operation, one bar per workload
+    (the message-matching study's Figures 5 and 8-10)."""
+    if kernel != "mq":
+        raise PlotError("queue plots are for mq")
+    data = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    for run in runs:
+        if run["kernel"] != "mq" or run["status"] != "ok":
+            continue
+        for label, f in parts(run["result"]):
+            if isinstance(f.get("umq.mean"), (int, float)):
+                data[run["input"]][label]["search"].append(f["umq.mean"] + f.get("prq.mean", 0))
+                data[run["input"]][label]["ns"].append(f["ns_per_operation"])
+    if not data:
+        raise PlotError("no mq runs with queue figures in the store")
+    engines = sorted({e for per in data.values() for e in per})
+    inputs = sorted(data)
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4))
+    width = 0.8 / len(inputs)
+    for ax, key, title in ((axes[0], "search", "queue elements traversed per search"),
+                           (axes[1], "ns", "ns per operation")):
+        for k, inp in enumerate(inputs):
+            ys = [statistics.median(data[inp][e][key]) if data[inp][e][key] else 0
+                  for e in engines]
+            ax.bar([i + k * width for i in range(len(engines))], ys, width, label=inp)
+        ax.set_xticks([i + 0.4 - width / 2 for i in range(len(engines))], engines, rotation=45,
+                      ha="right")
+        ax.set_yscale("log")
+        ax.set_title(title)
+    axes[0].legend(fontsize="x-small")
+    return _save(fig, out_base)
+
+
 KINDS = {"profile": performance_profile, "scaling": scaling, "scale": by_scale,
-         "sizes": by_size, "matrix": comm_matrix}
+         "sizes": by_size, "matrix": comm_matrix, "queues": queues}

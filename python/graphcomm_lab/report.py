@@ -77,6 +77,9 @@ def _figures_table(runs):
     return _table(head, rows, numeric=(3, 7, 8, 9))
 
 
+_ONLY_FOR = {"sizes": "nbr", "queues": "mq"}  # plots of one kernel's figures
+
+
 def _plots(runs, workdir):
     """[(caption, png bytes)] of every plot the runs allow."""
     from .plots import KINDS  # matplotlib only here
@@ -84,8 +87,8 @@ def _plots(runs, workdir):
     out = []
     kernels = sorted({r["kernel"] for r in runs if r["status"] == "ok"})
     for kernel in kernels:
-        for kind in ("profile", "scaling", "scale", "sizes", "matrix"):
-            if kind == "sizes" and kernel != "nbr":
+        for kind in ("profile", "scaling", "scale", "sizes", "matrix", "queues"):
+            if _ONLY_FOR.get(kind, kernel) != kernel:
                 continue
             base = Path(workdir) / f"{kernel}-{kind}"
             try:

@@ -131,3 +131,29 @@ options = { sizes = [8, 64], iters = 2, repeat = 1 }
                       capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr
         assert base.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_queue_plot(tmp_path, write_suite):
+    import subprocess as sp
+
+    from conftest import lab_command
+
+    suite = write_suite("""
+[[experiment]]
+kernel = "mq"
+inputs = ["synth:many-to-one,ranks=8", "synth:depth,depth=16,ranks=2"]
+models = ["all"]
+ranks = [1]
+""")
+    store_path = tmp_path / "lab.sqlite"
+    proc = sp.run(lab_command("run", suite, "--store", store_path, "--binary", graphcomm_binary(),
+                              "-q"), capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    base = tmp_path / "queues"
+    proc = sp.run(lab_command("plot", "queues", "mq", "--out", base, "--store", store_path),
+                  capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert base.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
+    proc = sp.run(lab_command("plot", "queues", "match", "--out", base, "--store", store_path),
+                  capture_output=True, text=True)
+    assert proc.returncode == 2 and "for mq" in proc.stderr
