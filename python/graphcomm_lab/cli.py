@@ -2,9 +2,10 @@
 
     graphcomm-lab run SUITE.toml [--store FILE] [--binary B] [--launcher L]
     graphcomm-lab show [--store FILE] [--suite NAME]
+    graphcomm-lab stats [--store FILE] [--suite NAME]
     graphcomm-lab export [--store FILE] [--suite NAME] [--out FILE.csv]
     graphcomm-lab compare BY A B [--metric NAME] [--store FILE] [--suite NAME]
-    graphcomm-lab plot profile|scaling|scale|sizes|matrix|queues KERNEL --out BASE [--metric NAME] [--store FILE]
+    graphcomm-lab plot KIND KERNEL --out BASE [--metric NAME] [--store FILE]
     graphcomm-lab report [--out FILE.html] [--store FILE] [--suite NAME]
     graphcomm-lab reproduce CLAIM|all [--tiny] [--store FILE]
 
@@ -18,7 +19,7 @@ import sys
 from pathlib import Path
 
 from .compare import CompareError, compare
-from .figures import PlotError, flatten
+from .figures import STATS_HEAD, PlotError, flatten, stats_rows
 from .kernels import KERNELS
 from .runner import ROOT, run_suite
 from .store import Store, StoreError
@@ -88,6 +89,16 @@ def cmd_show(args):
         if r["status"] == "failed":
             print(f"failed: {r['kernel']} {r['input']} {r['model'] or ''} np{r['ranks']} "
                   f"(repeat {r['repeat'] + 1}): {r['error']}")
+    return 0
+
+
+def cmd_stats(args):
+    store = _existing_store(args.store)
+    rows = stats_rows(store.runs(suite=args.suite))
+    store.close()
+    if not rows:
+        raise StoreError(f"{args.store}: no graph-stats runs")
+    print(table(STATS_HEAD, rows))
     return 0
 
 
@@ -183,6 +194,10 @@ def parser():
     s.add_argument("--store", default=str(DEFAULT_STORE), help=store_help)
     s.add_argument("--suite")
     s.set_defaults(func=cmd_show)
+    st = sub.add_parser("stats", help="graph and process-graph statistics of graph-stats runs")
+    st.add_argument("--store", default=str(DEFAULT_STORE), help=store_help)
+    st.add_argument("--suite")
+    st.set_defaults(func=cmd_stats)
     e = sub.add_parser("export", help="every run as a CSV row (configuration and figures)")
     e.add_argument("--store", default=str(DEFAULT_STORE), help=store_help)
     e.add_argument("--suite")
@@ -199,9 +214,11 @@ def parser():
     c.add_argument("--suite")
     c.set_defaults(func=cmd_compare)
     pl = sub.add_parser("plot", help="a figure from the store, as PNG and SVG")
-    pl.add_argument("kind", choices=["profile", "scaling", "scale", "sizes", "matrix", "queues"],
+    pl.add_argument("kind", choices=["profile", "scaling", "scale", "sizes", "density", "speedup",
+                                     "matrix", "queues"],
                     help="profile: performance profile of the models; scaling: against ranks; "
                          "scale: against R-MAT SCALE; sizes: nbr against message size; "
+                         "density: nbr against random:DELTA; speedup: spmm against allgather; "
                          "queues: mq search lengths and time per engine; "
                          "matrix: messages (--metric bytes) between ranks")
     pl.add_argument("kernel", choices=sorted(KERNELS))

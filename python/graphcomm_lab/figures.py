@@ -48,3 +48,24 @@ def parts(result):
         if isinstance(entries, list) and entries and isinstance(entries[0], dict):
             return [(part_label(name, e), flatten("", e, {})) for e in entries]
     return [("", flatten("", result, {}))]
+
+
+STATS_HEAD = ("input", "ranks", "options", "|V|", "|E|", "isolated", "degree max", "degree avg",
+              "|Ep|", "d_max", "d_avg", "sigma_d")
+
+
+def stats_rows(runs):
+    """The graph and process-graph statistics of the graph-stats runs, one row
+    per input, rank count and options (the matching study's Tables III-VI)."""
+    rows = {}
+    for r in runs:
+        if r["kernel"] != "graph-stats" or r["status"] != "ok":
+            continue
+        g, pg = r["result"]["graph"], r["result"]["process_graph"]
+        opts = " ".join(f"{k}={v}" for k, v in sorted(r["options"].items()))
+        rows[(r["input"], r["ranks"], opts)] = [
+            r["input"], str(r["ranks"]), opts, str(g["vertices"]), str(g["edges"]),
+            str(g.get("isolated_vertices", "-")), f"{g['degree']['max']:.0f}",
+            f"{g['degree']['avg']:.2f}", str(pg["edges"]), f"{pg['degree']['max']:.0f}",
+            f"{pg['degree']['avg']:.2f}", f"{pg['degree']['stddev']:.2f}"]
+    return [rows[k] for k in sorted(rows, key=str)]

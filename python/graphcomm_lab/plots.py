@@ -9,6 +9,8 @@
 - scale: a figure against the SCALE of R-MAT inputs, one line per model
   and rank count (TEPS against SCALE, the Graph500 study's Figures 1-4).
 - sizes: nbr's speedup (or another figure) against the message size.
+- density: nbr's speedup against the density of random process graphs.
+- speedup: SpMM's methods against allgather.
 - queues: mq's search lengths and time per operation per engine.
 - matrix: heatmaps of the messages sent between every pair of ranks, one per
   model, of the newest run stored with its communication matrix (the
@@ -147,22 +149,72 @@ def by_scale(runs, kernel, out_base, metric=None):
     return _against(lines, kernel, name, "SCALE", out_base, log_x=False)
 
 
-def by_size(runs, kernel, out_base, metric=None):
-    """nbr: a figure per message size (default the speedup of the combined
-    plan over the library), one line per collective, topology and ranks
-    (the collectives study's Figures 5-9)."""
-    name = metric or DEFAULT_METRIC["nbr"][0]
+def _nbr_lines(runs, kernel, name, x_of, series_of):
     values = defaultdict(lambda: defaultdict(list))
     for run in runs:
         if run["kernel"] != kernel or run["status"] != "ok":
             continue
         for entry in (run["result"] or {}).get("sizes", []):
-            v = entry.get(name)
-            if isinstance(v, (int, float)) and not isinstance(v, bool):
-                series = _series(run["model"], run["input"], f"np{run['ranks']}")
-                values[series][entry["bytes"]].append(float(v))
-    lines = {s: {x: statistics.median(v) for x, v in pts.items()} for s, pts in values.items()}
+            v, x = entry.get(name), x_of(run, entry)
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and x is not None:
+                values[series_of(run, entry)][x].append(float(v))
+    return {s: {x: statistics.median(v) for x, v in pts.items()} for s, pts in values.items()}
+
+
+def by_size(runs, kernel, out_base, metric=None):
+    """nbr: a figure per message size (default the speedup of the combined
+    plan over the library), one line per collective, topology and ranks
+    (the collectives study's Figures 5-9)."""
+    name = metric or DEFAULT_METRIC["nbr"][0]
+    lines = _nbr_lines(runs, kernel, name, lambda run, e: e["bytes"],
+                       lambda run, e: _series(run["model"], run["input"], f"np{run['ranks']}"))
     return _against(lines, kernel, name, "bytes per block", out_base)
+
+
+def by_density(runs, kernel, out_base, metric=None):
+    """nbr: the figure against the density DELTA of random:DELTA process
+    graphs, one line per collective, message size and ranks."""
+    name = metric or DEFAULT_METRIC["nbr"][0]
+
+    def density(run, entry):
+        m = re.fullmatch(r"random:([0-9.]+)", run["input"])
+        return float(m.group(1)) if m else None
+
+    lines = _nbr_lines(runs, kernel, name, density,
+                       lambda run, e: _series(run["model"], f"{e['bytes']} B",
+                                              f"np{run['ranks']}"))
+    return _against(lines, kernel, name, "process-graph density", out_base, log_x=False)
+
+
+def spmm_speedup(runs, kernel, out_base, metric=None):
+    """SpMM: each method's speedup over allgather (gather + multiply time),
+    a bar per matrix and rank count (the collectives study's Figures 12-13)."""
+    if kernel != "spmm":
+        raise PlotError("speedup bars are for spmm")
+    times = defaultdict(lambda: defaultdict(list))
+    for run in runs:
+        if run["kernel"] != "spmm" or run["status"] != "ok":
+            continue
+        for label, f in parts(run["result"]):
+            if isinstance(f.get("gather_seconds"), (int, float)):
+                times[f"{run['input']} np{run['ranks']}"][label].append(
+                    f["gather_seconds"] + f["multiply_seconds"])
+    groups = sorted(g for g, m in times.items() if "allgather" in m and len(m) > 1)
+    if not groups:
+        raise PlotError("no spmm runs of allgather beside another method")
+    methods = sorted({m for g in groups for m in times[g]} - {"allgather"})
+    fig, ax = plt.subplots(figsize=(6, 4))
+    width = 0.8 / len(methods)
+    for k, method in enumerate(methods):
+        ys = [statistics.median(times[g]["allgather"]) / statistics.median(times[g][method])
+              if times[g][method] else 0 for g in groups]
+        ax.bar([i + k * width for i in range(len(groups))], ys, width, label=method)
+    ax.axhline(1.0, color="grey", linewidth=0.8)
+    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(groups))], groups)
+    ax.set_ylabel("speedup over allgather")
+    ax.set_title("spmm: gather + multiply time")
+    ax.legend(fontsize="small")
+    return _save(fig, out_base)
 
 
 def comm_matrix(runs, kernel, out_base, metric=None):
@@ -226,4 +278,5 @@ def queues(runs, kernel, out_base, metric=None):
 
 
 KINDS = {"profile": performance_profile, "scaling": scaling, "scale": by_scale,
-         "sizes": by_size, "matrix": comm_matrix, "queues": queues}
+         "sizes": by_size, "density": by_density, "speedup": spmm_speedup,
+         "matrix": comm_matrix, "queues": queues}

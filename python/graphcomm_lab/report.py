@@ -12,7 +12,7 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
-from .figures import DEFAULT_METRIC, PlotError, parts
+from .figures import DEFAULT_METRIC, STATS_HEAD, PlotError, parts, stats_rows
 
 _STYLE = """
 body { font-family: sans-serif; margin: 2em auto; max-width: 75em; color: #222; }
@@ -77,7 +77,7 @@ def _figures_table(runs):
     return _table(head, rows, numeric=(3, 7, 8, 9))
 
 
-_ONLY_FOR = {"sizes": "nbr", "queues": "mq"}  # plots of one kernel's figures
+_ONLY_FOR = {"sizes": "nbr", "density": "nbr", "speedup": "spmm", "queues": "mq"}  # plots of one kernel's figures
 
 
 def _plots(runs, workdir):
@@ -87,7 +87,8 @@ def _plots(runs, workdir):
     out = []
     kernels = sorted({r["kernel"] for r in runs if r["status"] == "ok"})
     for kernel in kernels:
-        for kind in ("profile", "scaling", "scale", "sizes", "matrix", "queues"):
+        for kind in ("profile", "scaling", "scale", "sizes", "density", "speedup", "matrix",
+                     "queues"):
             if _ONLY_FOR.get(kind, kernel) != kernel:
                 continue
             base = Path(workdir) / f"{kernel}-{kind}"
@@ -112,6 +113,10 @@ def write_report(runs, out_path, store_path):
         ok = sum(r["status"] == "ok" for r in mine)
         body += [f"<h2>Suite {html.escape(suite)}</h2>",
                  f"<p>{ok} runs ok, {len(mine) - ok} failed.</p>", _figures_table(mine)]
+        stats = stats_rows(mine)
+        if stats:
+            body += ["<h3>Graphs and process graphs</h3>",
+                     _table(STATS_HEAD, stats, numeric=tuple(range(3, len(STATS_HEAD))))]
         with tempfile.TemporaryDirectory() as tmp:
             for caption, png in _plots(mine, tmp):
                 data = base64.b64encode(png).decode()

@@ -102,7 +102,7 @@ options = { "comm-matrix" = true }
     assert base.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
 
 
-def test_scale_and_size_plots(tmp_path, write_suite):
+def test_scale_size_density_speedup_plots_and_stats(tmp_path, write_suite):
     import subprocess as sp
 
     from conftest import lab_command
@@ -116,21 +116,38 @@ ranks = [2]
 options = { roots = 2 }
 [[experiment]]
 kernel = "nbr"
-inputs = ["moore:1:1"]
+inputs = ["random:0.3", "random:0.9"]
 models = ["allgather"]
-ranks = [3]
+ranks = [4]
 options = { sizes = [8, 64], iters = 2, repeat = 1 }
+[[experiment]]
+kernel = "spmm"
+inputs = ["rmat:7"]
+models = ["all"]
+ranks = [2]
+options = { iters = 1 }
+[[experiment]]
+kernel = "graph-stats"
+inputs = ["rgg:3000"]
+ranks = [3]
 """)
     store_path = tmp_path / "lab.sqlite"
     proc = sp.run(lab_command("run", suite, "--store", store_path, "--binary", graphcomm_binary(),
                               "-q"), capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    for kind, kernel in (("scale", "bfs"), ("sizes", "nbr")):
+    for kind, kernel in (("scale", "bfs"), ("sizes", "nbr"), ("density", "nbr"),
+                         ("speedup", "spmm")):
         base = tmp_path / kind
         proc = sp.run(lab_command("plot", kind, kernel, "--out", base, "--store", store_path),
                       capture_output=True, text=True)
-        assert proc.returncode == 0, proc.stderr
+        assert proc.returncode == 0, (kind, proc.stderr)
         assert base.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
+    proc = sp.run(lab_command("stats", "--store", store_path), capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    head, row = proc.stdout.splitlines()
+    assert head.split()[:2] == ["input", "ranks"] and "d_avg" in head
+    fields = row.split()
+    assert fields[:4] == ["rgg:3000", "3", "3000", fields[3]] and int(fields[3]) > 0
 
 
 def test_queue_plot(tmp_path, write_suite):
