@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT, graphcomm_binary
+from conftest import ROOT, graphcomm_binary, lab_command
 from graphcomm_lab.runner import machine
 from graphcomm_lab.store import Store, StoreError
 from graphcomm_lab.suite import Config
@@ -55,6 +55,20 @@ def test_every_kernel_round_trips(tmp_path):
         assert back[kernel]["ranks"] == ranks
 
 
+def run_real(suite, tmp_path):
+    """Runs a suite with the real binary into a fresh store; returns its path."""
+    store_path = tmp_path / "lab.sqlite"
+    proc = subprocess.run(lab_command("run", suite, "--store", store_path, "--binary",
+                                      graphcomm_binary(), "-q"), capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return store_path
+
+
+def plot(kind, kernel, base, store_path):
+    return subprocess.run(lab_command("plot", kind, kernel, "--out", base, "--store", store_path),
+                          capture_output=True, text=True)
+
+
 def test_foreign_file_refused(tmp_path):
     path = tmp_path / "notes.sqlite"
     path.write_text("not a database, just text " * 100)
@@ -74,10 +88,6 @@ def test_newer_schema_refused(tmp_path):
 
 
 def test_comm_matrix_stored_and_plotted(tmp_path, write_suite):
-    import subprocess as sp
-
-    from conftest import lab_command
-
     suite = write_suite("""
 [[experiment]]
 kernel = "match"
@@ -86,27 +96,19 @@ models = ["all"]
 ranks = [3]
 options = { "comm-matrix" = true }
 """)
-    store_path = tmp_path / "lab.sqlite"
-    proc = sp.run(lab_command("run", suite, "--store", store_path, "--binary", graphcomm_binary(),
-                              "-q"), capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
+    store_path = run_real(suite, tmp_path)
     (run,) = Store(store_path).runs()
     matrix = run["result"]["comm_matrix"]
     assert matrix["ranks"] == 3 and "nsr" in matrix["models"]
     nsr = matrix["models"]["nsr"]["messages"]
     assert len(nsr) == 3 and all(len(row) == 3 for row in nsr) and sum(map(sum, nsr)) > 0
     base = tmp_path / "matrix"
-    proc = sp.run(lab_command("plot", "matrix", "match", "--out", base, "--store", store_path),
-                  capture_output=True, text=True)
+    proc = plot("matrix", "match", base, store_path)
     assert proc.returncode == 0, proc.stderr
     assert base.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
 
 
 def test_scale_size_density_speedup_plots_and_stats(tmp_path, write_suite):
-    import subprocess as sp
-
-    from conftest import lab_command
-
     suite = write_suite("""
 [[experiment]]
 kernel = "bfs"
@@ -131,18 +133,14 @@ kernel = "graph-stats"
 inputs = ["rgg:3000"]
 ranks = [3]
 """)
-    store_path = tmp_path / "lab.sqlite"
-    proc = sp.run(lab_command("run", suite, "--store", store_path, "--binary", graphcomm_binary(),
-                              "-q"), capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
+    store_path = run_real(suite, tmp_path)
     for kind, kernel in (("scale", "bfs"), ("sizes", "nbr"), ("density", "nbr"),
                          ("speedup", "spmm")):
         base = tmp_path / kind
-        proc = sp.run(lab_command("plot", kind, kernel, "--out", base, "--store", store_path),
-                      capture_output=True, text=True)
+        proc = plot(kind, kernel, base, store_path)
         assert proc.returncode == 0, (kind, proc.stderr)
         assert base.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
-    proc = sp.run(lab_command("stats", "--store", store_path), capture_output=True, text=True)
+    proc = subprocess.run(lab_command("stats", "--store", store_path), capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     head, row = proc.stdout.splitlines()
     assert head.split()[:2] == ["input", "ranks"] and "d_avg" in head
@@ -151,10 +149,6 @@ ranks = [3]
 
 
 def test_queue_plot(tmp_path, write_suite):
-    import subprocess as sp
-
-    from conftest import lab_command
-
     suite = write_suite("""
 [[experiment]]
 kernel = "mq"
@@ -162,15 +156,10 @@ inputs = ["synth:many-to-one,ranks=8", "synth:depth,depth=16,ranks=2"]
 models = ["all"]
 ranks = [1]
 """)
-    store_path = tmp_path / "lab.sqlite"
-    proc = sp.run(lab_command("run", suite, "--store", store_path, "--binary", graphcomm_binary(),
-                              "-q"), capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
+    store_path = run_real(suite, tmp_path)
     base = tmp_path / "queues"
-    proc = sp.run(lab_command("plot", "queues", "mq", "--out", base, "--store", store_path),
-                  capture_output=True, text=True)
+    proc = plot("queues", "mq", base, store_path)
     assert proc.returncode == 0, proc.stderr
     assert base.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
-    proc = sp.run(lab_command("plot", "queues", "match", "--out", base, "--store", store_path),
-                  capture_output=True, text=True)
+    proc = plot("queues", "match", base, store_path)
     assert proc.returncode == 2 and "for mq" in proc.stderr
