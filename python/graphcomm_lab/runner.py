@@ -130,14 +130,15 @@ def run_suite(suite, store, *, binary=None, launcher=None, timeout=3600, progres
         if not os.access(path, os.X_OK):
             raise FileNotFoundError(f"no {what} at {path} (build first: scripts/build)")
     done = store.done_keys(suite.name)
-    todo = [(r, c) for r, c in suite.runs() if (c.key(), r) not in done]
-    skipped = len(suite.runs()) - len(todo)
+    every = suite.runs()
+    pending = [(r, c) for r, c in every if (c.key(), r) not in done]
+    skipped = len(every) - len(pending)
     where, commit = machine(), git_commit()
     ran = failed = 0
-    bar = tqdm(total=len(todo), unit="run", disable=not progress, dynamic_ncols=True,
+    bar = tqdm(total=len(pending), unit="run", disable=not progress, dynamic_ncols=True,
                desc=suite.name)
     try:
-        for repeat, config in todo:
+        for repeat, config in pending:
             bar.set_postfix_str(f"{config.label()} #{repeat + 1}", refresh=True)
             started = _now()
             status, error, result, wall = run_one(config, binary, launcher, timeout)

@@ -5,13 +5,11 @@
 // cache-sized blocks and write the rows, merging duplicates (largest weight).
 //
 // Every pass streams through memory or scatters into at most 4096 streams; no
-// comparison sort and no search of the ghost table is left on the path (the
-// loading time of a graph was twice that of GAP's builder before). Rows come
-// out sorted by global target id.
+// comparison sort and no search of the ghost table is left on the path. Rows
+// come out sorted by global target id.
 #pragma once
 
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <memory>
 #include <utility>
@@ -110,6 +108,10 @@ class CsrBuilder {
   // many enough that a block (rmat:20 at 2 ranks: 16K records) sorts in L2.
   static constexpr lid_t kBlocks = 1024;
 
+  static void exclusive_prefix_sum(std::vector<eid_t>& counts) {
+    eid_t sum = 0;
+    for (eid_t& c : counts) sum += std::exchange(c, sum);
+  }
   static int target_bits(const Distribution& dist) {
     return std::bit_width(dist.global_count() > 0 ? dist.global_count() - 1 : 0);
   }
@@ -141,8 +143,8 @@ class CsrBuilder {
   std::unique_ptr<Directed[]> scatter_by_top_digit(std::vector<Undirected> edges) {
     auto out = large_buffer<Directed>(total_);
     if (digits_ == 0) return out;  // one vertex: no edges
-    std::vector<eid_t> cursor(buckets_);
-    for (std::size_t b = 1; b < buckets_; ++b) cursor[b] = cursor[b - 1] + top_histogram_[b - 1];
+    std::vector<eid_t> cursor = top_histogram_;
+    exclusive_prefix_sum(cursor);
     for (const Undirected& e : edges)
       for_each_direction(e, [&](lid_t s, vid_t t, weight_t w) {
         out[cursor[digit(t, digits_ - 1)]++] = Layout::directed(s, t, w);
@@ -159,12 +161,11 @@ class CsrBuilder {
     if (scratch.size() < size) scratch.resize(size);
     Directed* from = bucket;
     Directed* to = scratch.data();
-    std::vector<std::size_t> cursor(buckets_);
+    std::vector<eid_t>& cursor = low_cursor_;  // reused: one call per top-digit bucket
     for (int d = 0; d + 1 < digits_; ++d) {
-      std::fill(cursor.begin(), cursor.end(), 0);
+      cursor.assign(buckets_, 0);
       for (std::size_t i = 0; i < size; ++i) ++cursor[digit(Layout::target(from[i]), d)];
-      std::size_t sum = 0;
-      for (std::size_t& c : cursor) sum += std::exchange(c, sum);
+      exclusive_prefix_sum(cursor);
       for (std::size_t i = 0; i < size; ++i)
         to[cursor[digit(Layout::target(from[i]), d)]++] = from[i];
       std::swap(from, to);
@@ -233,6 +234,7 @@ class CsrBuilder {
   eid_t total_ = 0;
   std::vector<eid_t> slots_;          // row starts with duplicates, per owned vertex
   std::vector<eid_t> top_histogram_;  // records per value of the top digit
+  std::vector<eid_t> low_cursor_;     // scratch of sort_low_digits
 };
 
 }  // namespace gc
