@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from .compare import CompareError, compare
-from .figures import STATS_HEAD, PlotError, flatten, stats_rows
+from .figures import STATS_HEAD, PlotError, flatten, options_text, stats_rows
 from .kernels import KERNELS
 from .runner import ROOT, run_suite
 from .store import Store, StoreError
@@ -73,7 +73,7 @@ def cmd_show(args):
         return 0
     groups = {}
     for r in runs:
-        opts = " ".join(f"{k}={v}" for k, v in sorted(r["options"].items()))
+        opts = options_text(r["options"])
         key = (r["suite"], r["kernel"], r["input"], r["model"] or "-", r["ranks"], opts)
         groups.setdefault(key, []).append(r)
     head = ("suite", "kernel", "input", "model", "ranks", "options", "ok", "failed",

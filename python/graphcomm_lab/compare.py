@@ -5,7 +5,7 @@ over every pair of runs (min-max)."""
 import json
 import statistics
 
-from .figures import DEFAULT_METRIC, parts
+from .figures import options_text, run_values
 from .text import table
 
 FIELDS = ("git_commit", "model", "ranks", "input", "kernel")
@@ -47,14 +47,10 @@ def compare(runs, by, a, b, metric=None):
         side = _side(run, by, a, b)
         if side is None:
             continue
-        name = metric or DEFAULT_METRIC.get(run["kernel"], ("wall_seconds", False))[0]
-        found = parts(run["result"])
-        for label, figures in found:
-            label = label if len(found) > 1 else ""  # one part: named by the run itself
-            v = run["wall_seconds"] if name == "wall_seconds" else figures.get(name)
-            if isinstance(v, (int, float)) and not isinstance(v, bool):
-                key = (_group(run, by), label, name)
-                values.setdefault(key, {"a": [], "b": []})[side].append(float(v))
+        name, found, count = run_values(run, metric)
+        for label, v in found:
+            label = label if count > 1 else ""  # one part: named by the run itself
+            values.setdefault((_group(run, by), label, name), {"a": [], "b": []})[side].append(v)
     rows = []
     for (group, label, name), sides in values.items():
         if not sides["a"] or not sides["b"]:
@@ -64,7 +60,7 @@ def compare(runs, by, a, b, metric=None):
         ratio = f"{mb / ma:.3f}" if ma != 0 else "-"
         spread = f"{min(ratios):.3f}-{max(ratios):.3f}" if ratios else "-"
         kernel, inp, model, ranks, options = group
-        options = " ".join(f"{k}={v}" for k, v in json.loads(options).items())
+        options = options_text(json.loads(options))
         rows.append([kernel, inp, model, ranks, options, label, name, _fmt(sides["a"]),
                      _fmt(sides["b"]), ratio, spread])
     if not rows:

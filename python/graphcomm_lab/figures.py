@@ -30,6 +30,29 @@ def flatten(prefix, value, out):
     return out
 
 
+def options_text(options):
+    """A run's options as `key=value ...`, sorted."""
+    return " ".join(f"{k}={v}" for k, v in sorted(options.items()))
+
+
+def metric_name(kernel, metric=None):
+    return metric or DEFAULT_METRIC.get(kernel, ("wall_seconds", False))[0]
+
+
+def run_values(run, metric=None):
+    """(metric name, [(part label, value)], number of parts) of one run: the
+    named figure (default: the kernel's headline) of each part reporting it;
+    `wall_seconds` is the run's own."""
+    name = metric_name(run["kernel"], metric)
+    found = parts(run["result"])
+    out = []
+    for label, figures in found:
+        v = run["wall_seconds"] if name == "wall_seconds" else figures.get(name)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            out.append((label, float(v)))
+    return name, out, len(found)
+
+
 def part_label(list_name, entry):
     if list_name == "sizes":
         return f"{entry.get('bytes')} B"
@@ -62,7 +85,7 @@ def stats_rows(runs):
         if r["kernel"] != "graph-stats" or r["status"] != "ok":
             continue
         g, pg = r["result"]["graph"], r["result"]["process_graph"]
-        opts = " ".join(f"{k}={v}" for k, v in sorted(r["options"].items()))
+        opts = options_text(r["options"])
         rows[(r["input"], r["ranks"], opts)] = [
             r["input"], str(r["ranks"]), opts, str(g["vertices"]), str(g["edges"]),
             str(g.get("isolated_vertices", "-")), f"{g['degree']['max']:.0f}",

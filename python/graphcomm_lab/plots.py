@@ -26,25 +26,23 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from .figures import DEFAULT_METRIC, PlotError, parts  # noqa: E402
+from .figures import (DEFAULT_METRIC, PlotError, metric_name, options_text,  # noqa: E402
+                      parts, run_values)
 
 
 def observations(runs, kernel, metric=None):
     """{(input, ranks, options, solver): [values]} of one kernel's ok runs;
     the solver is the part (model of a `--model all` run) or the run's model."""
-    name, more_is_better = DEFAULT_METRIC.get(kernel, ("wall_seconds", False))
-    name = metric or name
+    more_is_better = DEFAULT_METRIC.get(kernel, ("wall_seconds", False))[1]
+    name = metric_name(kernel, metric)
     out = defaultdict(list)
     for run in runs:
         if run["kernel"] != kernel or run["status"] != "ok":
             continue
-        found = parts(run["result"])
-        for label, figures in found:
-            solver = label if len(found) > 1 or not run["model"] else run["model"]
-            v = run["wall_seconds"] if name == "wall_seconds" else figures.get(name)
-            if isinstance(v, (int, float)) and not isinstance(v, bool):
-                options = " ".join(f"{k}={v}" for k, v in sorted(run["options"].items()))
-                out[(run["input"], run["ranks"], options, solver or "-")].append(float(v))
+        _, found, count = run_values(run, name)
+        for label, v in found:
+            solver = label if count > 1 or not run["model"] else run["model"]
+            out[(run["input"], run["ranks"], options_text(run["options"]), solver or "-")].append(v)
     if not out:
         raise PlotError(f"no {kernel} runs reporting '{name}' in the store")
     return out, name, more_is_better

@@ -12,7 +12,7 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
-from .figures import DEFAULT_METRIC, STATS_HEAD, PlotError, parts, stats_rows
+from .figures import STATS_HEAD, PlotError, options_text, run_values, stats_rows
 
 _STYLE = """
 body { font-family: sans-serif; margin: 2em auto; max-width: 75em; color: #222; }
@@ -63,13 +63,11 @@ def _figures_table(runs):
     for r in runs:
         if r["status"] != "ok":
             continue
-        name = DEFAULT_METRIC.get(r["kernel"], ("wall_seconds", False))[0]
-        for label, figures in parts(r["result"]):
-            v = figures.get(name)
-            if isinstance(v, (int, float)) and not isinstance(v, bool):
-                opts = " ".join(f"{k}={v}" for k, v in sorted(r["options"].items()))
-                key = (r["kernel"], r["input"], r["model"] or "-", r["ranks"], opts, label, name)
-                values[key].append(float(v))
+        name, found, _ = run_values(r)
+        for label, v in found:
+            key = (r["kernel"], r["input"], r["model"] or "-", r["ranks"],
+                   options_text(r["options"]), label, name)
+            values[key].append(v)
     rows = [(*key, len(v), f"{statistics.median(v):.4g}", f"{min(v):.4g}-{max(v):.4g}")
             for key, v in values.items()]
     head = ("kernel", "input", "model", "ranks", "options", "part", "figure", "runs", "median",
@@ -103,7 +101,7 @@ def _plots(runs, workdir):
 def write_report(runs, out_path, store_path):
     out_path = Path(out_path)
     suites = sorted({r["suite"] for r in runs})
-    body = [f"<h1>graphcomm-lab report</h1>",
+    body = ["<h1>graphcomm-lab report</h1>",
             f"<p>Store <code>{html.escape(str(store_path))}</code>, {len(runs)} runs in "
             f"{len(suites)} suite(s); written "
             f"{datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')}.</p>",
