@@ -1,10 +1,10 @@
 #include "graph/dist_graph.hpp"
 
-#include "core/large_vector.hpp"
+#include <functional>
 
 #include <fmt/format.h>
 
-#include <functional>
+#include "core/large_vector.hpp"
 
 namespace gc {
 

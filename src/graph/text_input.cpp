@@ -1,7 +1,5 @@
 #include "graph/text_input.hpp"
 
-#include "core/large_vector.hpp"
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,6 +10,8 @@
 #include <cstring>
 
 #include <fmt/format.h>
+
+#include "core/large_vector.hpp"
 
 namespace gc {
 
