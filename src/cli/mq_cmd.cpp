@@ -562,9 +562,12 @@ void add_mq_command(CLI::App& app, Runner& run) {
   replay->add_option("--engine", ro.engine, engine_help)
       ->check(engine_validator())
       ->capture_default_str();
-  replay->add_option("--t", ro.t, "partner-dynamic: non-partner queue length that extracts")
+  replay
+      ->add_option("--t", ro.t,
+                   "Partner engines: one queue pair until a queue would outgrow T; "
+                   "partner-dynamic: the non-partner queue length that extracts")
       ->check(CLI::Number)
-      ->check(CLI::Range(1, 1 << 30))
+      ->check(CLI::Range(0, 1 << 30))
       ->capture_default_str();
   replay->add_option("--c", ro.c, "partner-dynamic: at most c * sqrt(N) partner queues")
       ->check(CLI::Number)

@@ -32,18 +32,16 @@
 // dropped, so searches skip it.
 //
 // Until some queue would outgrow t, no extraction can happen anywhere, and
-// the engine is one PRQ and one UMQ for all communicators: linked-list, with
-// the same code on the hot path (an MPI library's queue mixes communicators
-// too; matching on the communicator is part of accepts()). Short-queue
-// programs stay there for good, at linked-list's cost. The first append
-// that takes the PRQ or the UMQ past t (wildcards counted: leaving early
-// costs nothing but the fast path) moves every element, in order, to its
-// communicator's level-0 queue, and the engine goes on per communicator as
-// above: no side of any communicator can have been past t before (each
-// holds at most all of the one queue), so extractions happen exactly where
-// they would have. (An event on a
-// communicator never added is refused when its element moves, or at once
-// after the move: the one queue has no per-communicator state to check.)
+// the engine is the one queue pair of queue_pair_start.hpp: linked-list,
+// with the same code on the hot path. The first append that takes the PRQ
+// or the UMQ past t (wildcards counted: leaving early costs nothing but the
+// fast path) moves every element, in order, to its communicator's level-0
+// queue, and the engine goes on per communicator as above: no side of any
+// communicator can have been past t before (each holds at most all of the
+// one queue), so extractions happen exactly where they would have. (An
+// event on a communicator never added is refused when its element moves, or
+// at once after the move: the one queue has no per-communicator state to
+// check.)
 //
 // An extraction counts the elements per source of the newest level in a
 // hash table of twice its length (linear time; most extractions on short
@@ -55,6 +53,7 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <tuple>
 #include <utility>
 
 #include <fmt/format.h>
@@ -64,6 +63,7 @@
 #include "mq/partner_search.hpp"
 #include "mq/perfect_hash.hpp"
 #include "mq/profile.hpp"
+#include "mq/queue_pair_start.hpp"
 
 namespace gc::mq {
 namespace {
@@ -71,7 +71,10 @@ namespace {
 class PartnerDynamic final : public Engine {
  public:
   explicit PartnerDynamic(const EngineOptions& options)
-      : metric_(options.metric), alpha_(options.alpha), cap_factor_(options.cap_factor) {
+      : metric_(options.metric),
+        alpha_(options.alpha),
+        cap_factor_(options.cap_factor),
+        start_(static_cast<std::uint64_t>(std::max(options.threshold, 0))) {
     check_metric(metric_);
     if (options.threshold < 0)
       fail(fmt::format("partner-dynamic: threshold {} must be >= 0", options.threshold));
@@ -98,22 +101,10 @@ class PartnerDynamic final : public Engine {
   }
 
   Id arrive(const Envelope& message, Id id) override {
-    if (single_) [[likely]] {
-      std::uint64_t traversed = 0;
-      const auto n = prq0_.find(
-          pool_, [&](const QueueElement& r) { return accepts(r.envelope, message); }, traversed);
-      count_search(c_.prq_searches, c_.prq_traversed, c_.prq_max, traversed);
-      if (n != Queue::kNone) {
-        const Id matched = pool_[n].element.id;
-        prq0_.erase(pool_, n);
-        return matched;
-      }
-      if (umq0_.size() < threshold_) {
-        umq0_.push_back(pool_, {message, id, order_++});
-        c_.umq_length_max = std::max(c_.umq_length_max, umq0_.size());
-        return kNoMatch;
-      }
-      leave_single_queue();
+    if (start_.active()) [[likely]] {
+      const Id matched = start_.arrive(pool_, message, id, order_, c_);
+      if (matched != QueuePairStart::kFull) return matched;
+      leave_start();
       Comm& c = comm(message.comm);
       append(c, c.umq, {message, id, order_++});
       c_.umq_length_max = std::max(c_.umq_length_max, ++umq_length_);
@@ -137,22 +128,10 @@ class PartnerDynamic final : public Engine {
   }
 
   Id post(const Envelope& receive, Id id) override {
-    if (single_) [[likely]] {
-      std::uint64_t traversed = 0;
-      const auto n = umq0_.find(
-          pool_, [&](const QueueElement& m) { return accepts(receive, m.envelope); }, traversed);
-      count_search(c_.umq_searches, c_.umq_traversed, c_.umq_max, traversed);
-      if (n != Queue::kNone) {
-        const Id matched = pool_[n].element.id;
-        umq0_.erase(pool_, n);
-        return matched;
-      }
-      if (prq0_.size() < threshold_) {
-        prq0_.push_back(pool_, {receive, id, order_++});
-        c_.prq_length_max = std::max(c_.prq_length_max, prq0_.size());
-        return kNoMatch;
-      }
-      leave_single_queue();
+    if (start_.active()) [[likely]] {
+      const Id matched = start_.post(pool_, receive, id, order_, c_);
+      if (matched != QueuePairStart::kFull) return matched;
+      leave_start();
       Comm& c = comm(receive.comm);
       append(c, c.prq, {receive, id, order_++});
       c_.prq_length_max = std::max(c_.prq_length_max, ++prq_length_);
@@ -172,13 +151,8 @@ class PartnerDynamic final : public Engine {
   }
 
   Id probe(const Envelope& receive) override {
-    if (single_) [[likely]] {
-      std::uint64_t traversed = 0;
-      const auto n = umq0_.find(
-          pool_, [&](const QueueElement& m) { return accepts(receive, m.envelope); }, traversed);
-      count_search(c_.umq_searches, c_.umq_traversed, c_.umq_max, traversed);
-      return n == Queue::kNone ? kNoMatch : pool_[n].element.id;
-    }
+    if (start_.active()) [[likely]]
+      return start_.probe(pool_, receive, c_);
     const Hit found = search_umq(comm(receive.comm), receive);
     return found ? pool_[found.node].element.id : kNoMatch;
   }
@@ -233,22 +207,13 @@ class PartnerDynamic final : public Engine {
   // From the one queue pair to the per-communicator levels: every element,
   // in order, to level 0 of its communicator's side (receives with
   // MPI_ANY_SOURCE counted there as wildcards, as append() does).
-  [[gnu::noinline]] void leave_single_queue() {
-    single_ = false;
-    prq_length_ = prq0_.size();  // not kept in the one queue pair: its sizes
-    umq_length_ = umq0_.size();
-    for (const bool prq : {true, false}) {
-      Queue& from = prq ? prq0_ : umq0_;
-      while (!from.empty()) {
-        const std::uint32_t n = from.head();
-        const QueueElement e = pool_[n].element;
-        from.erase(pool_, n);
-        Comm& c = comm(e.envelope.comm);  // checked here: the one queue needs no communicator
-        Side& side = prq ? c.prq : c.umq;
-        side.levels.front().queue.push_back(pool_, e);
-        side.wildcards += e.envelope.source == kAnySource;
-      }
-    }
+  [[gnu::noinline]] void leave_start() {
+    std::tie(prq_length_, umq_length_) = start_.drain(pool_, [&](bool prq, const QueueElement& e) {
+      Comm& c = comm(e.envelope.comm);  // checked here: the one queue needs no communicator
+      Side& side = prq ? c.prq : c.umq;
+      side.levels.front().queue.push_back(pool_, e);
+      side.wildcards += e.envelope.source == kAnySource;
+    });
   }
 
   // The first element from `source` that accept() holds for, in MPI order.
@@ -459,7 +424,7 @@ class PartnerDynamic final : public Engine {
 
   // Partner tables, hashes and queue headers of all communicators; keeps the peak.
   void update_memory() {
-    std::uint64_t bytes = 2 * Queue::kHeaderBytes;  // the single-queue start's pair
+    std::uint64_t bytes = QueuePairStart::kMemoryBytes;
     for (const Comm& c : comms_) {
       if (!c.added) continue;
       bytes += Queue::kHeaderBytes;  // the any-source PRQ
@@ -476,9 +441,7 @@ class PartnerDynamic final : public Engine {
   std::uint64_t threshold_ = 0;
   std::uint64_t trigger_reset_ = 1;  // the trigger returns to t at this length or below
   ElementPool pool_;
-  // The single-queue start (see the top): one PRQ, one UMQ, for every communicator.
-  bool single_ = true;
-  Queue prq0_, umq0_;
+  QueuePairStart start_;        // see the top and queue_pair_start.hpp
   std::vector<Comm> comms_;     // by communicator id
   std::size_t comm_slots_ = 0;  // comms_.size(), without a division on every operation
   std::uint64_t order_ = 0;

@@ -15,6 +15,14 @@
 //                    queue that holds messages (a bit per partner says which),
 //                    the earliest-arrived accepting message wins.
 // Partners never change, so a source's elements are all in one queue per side.
+// Beyond the paper: the engine starts as the one queue pair of
+// queue_pair_start.hpp (linked-list's hot path) and takes up its partner
+// queues only when a queue would outgrow t (options.threshold, as for
+// partner-dynamic; 0: at the first element, the paper's static engine).
+// Partner queues cannot save much on queues of at most t elements, and the
+// lookup and second search they cost on every operation made short-queue
+// programs 30-75% slower than linked-list. `partners` counts the partner
+// queues in use, so 0 for a program that never left the start.
 // A communicator without partners is one PRQ (its any-source receives in it,
 // in posting order) and one UMQ, searched once per operation as linked-list
 // does: the profile of a short-queue program often names no partner.
@@ -42,10 +50,13 @@
 #include <algorithm>
 #include <type_traits>
 
+#include <fmt/format.h>
+
 #include "core/error.hpp"
 #include "mq/partner_search.hpp"
 #include "mq/perfect_hash.hpp"
 #include "mq/profile.hpp"
+#include "mq/queue_pair_start.hpp"
 
 namespace gc::mq {
 
@@ -63,6 +74,7 @@ class ListQueues {
   void push_back(Queue& queue, const QueueElement& e) { queue.push_back(pool_, e); }
   void erase(Queue& queue, const Found& f) { queue.erase(pool_, f.node); }
   Id id(const Queue&, const Found& f) const { return pool_[f.node].element.id; }
+  ElementPool& pool() { return pool_; }
   // Bytes of the queues' own structures beyond the elements and headers.
   std::uint64_t overhead_bytes() const { return 0; }
 
@@ -83,8 +95,12 @@ class PartnerStaticEngine final : public Engine {
       kVectors ? "partner-vectors: event on a communicator never added"
                : "partner-static: event on a communicator never added";
 
-  explicit PartnerStaticEngine(const EngineOptions& options) : options_(options) {
+  explicit PartnerStaticEngine(const EngineOptions& options)
+      : options_(options), start_(static_cast<std::uint64_t>(std::max(options.threshold, 0))) {
     check_metric(options_.metric);
+    if (options.threshold < 0)
+      fail(fmt::format("{}: threshold {} must be >= 0",
+                       kVectors ? "partner-vectors" : "partner-static", options.threshold));
   }
 
   void add_communicator(std::uint32_t id, int size) override {
@@ -100,12 +116,19 @@ class PartnerStaticEngine final : public Engine {
     c.prq.partner.assign(partners.size(), Queue{});
     c.umq.partner.assign(partners.size(), Queue{});
     c.umq_occupied.resize(partners.size());
-    c_.partners += 2 * partners.size();
+    partner_queues_ += 2 * partners.size();
     memory_ += c.partners.memory_bytes() + c.umq_occupied.memory_bytes() +
                2 * partners.size() * Queue::kHeaderBytes + 3 * Queues::kOtherHeaderBytes;
   }
 
   Id arrive(const Envelope& message, Id id) override {
+    if (start_.active()) [[likely]] {
+      const Id matched = start_.arrive(queues_.pool(), message, id, order_, c_);
+      if (matched != QueuePairStart::kFull) return matched;
+      leave_start();
+      append_message(comm(message.comm), {message, id, order_++});
+      return kNoMatch;
+    }
     Comm& c = comm(message.comm);
     const PrqSearch search{message};
     if (c.single) [[likely]]
@@ -127,19 +150,18 @@ class PartnerStaticEngine final : public Engine {
       --prq_length_;
       return matched;
     }
-    const QueueElement e{message, id, order_++};
-    if (p >= 0) {
-      queues_.push_back(c.umq.partner[static_cast<std::size_t>(p)], e);
-      c.umq_occupied.set(p);
-    } else {
-      queues_.push_back(c.umq.non_partner, e);
-      note_memory();
-    }
-    c_.umq_length_max = std::max(c_.umq_length_max, ++umq_length_);
+    append_message(c, {message, id, order_++}, p);
     return kNoMatch;
   }
 
   Id post(const Envelope& receive, Id id) override {
+    if (start_.active()) [[likely]] {
+      const Id matched = start_.post(queues_.pool(), receive, id, order_, c_);
+      if (matched != QueuePairStart::kFull) return matched;
+      leave_start();
+      append_receive(comm(receive.comm), {receive, id, order_++});
+      return kNoMatch;
+    }
     Comm& c = comm(receive.comm);
     if (c.single) [[likely]]
       return single_search(c.umq.non_partner, c.prq.non_partner, UmqSearch{receive},
@@ -153,26 +175,19 @@ class PartnerStaticEngine final : public Engine {
       --umq_length_;
       return matched;
     }
-    const QueueElement e{receive, id, order_++};
-    const std::int32_t p = receive.source == kAnySource
-                               ? -1
-                               : c.partners.lookup(static_cast<std::uint32_t>(receive.source));
-    if (p >= 0) {
-      queues_.push_back(c.prq.partner[static_cast<std::size_t>(p)], e);
-    } else {
-      queues_.push_back(receive.source == kAnySource ? c.any_source : c.prq.non_partner, e);
-      note_memory();
-    }
-    c_.prq_length_max = std::max(c_.prq_length_max, ++prq_length_);
+    append_receive(c, {receive, id, order_++});
     return kNoMatch;
   }
 
   Id probe(const Envelope& receive) override {
+    if (start_.active()) [[likely]]
+      return start_.probe(queues_.pool(), receive, c_);
     const Hit found = search_umq(comm(receive.comm), receive);
     return found ? id_of(found) : kNoMatch;
   }
 
   const Counters& counters() const override {
+    c_.partners = start_.active() ? 0 : partner_queues_;
     c_.memory_overhead_bytes = std::max(memory_, memory_peak_);
     return c_;
   }
@@ -241,6 +256,58 @@ class PartnerStaticEngine final : public Engine {
     }
   }
 
+  // A message that found no receive, to its UMQ queue (partner index `p`
+  // of its source, or -1; looked up here if kLookUp).
+  static constexpr std::int32_t kLookUp = -2;
+  void append_message(Comm& c, const QueueElement& e, std::int32_t p = kLookUp) {
+    if (c.single) {
+      queues_.push_back(c.umq.non_partner, e);
+      note_memory();
+    } else {
+      if (p == kLookUp) p = c.partners.lookup(static_cast<std::uint32_t>(e.envelope.source));
+      if (p >= 0) {
+        queues_.push_back(c.umq.partner[static_cast<std::size_t>(p)], e);
+        c.umq_occupied.set(p);
+      } else {
+        queues_.push_back(c.umq.non_partner, e);
+        note_memory();
+      }
+    }
+    c_.umq_length_max = std::max(c_.umq_length_max, ++umq_length_);
+  }
+
+  // A receive that found no message, to its PRQ queue (without partners,
+  // the one PRQ holds the receives with MPI_ANY_SOURCE too).
+  void append_receive(Comm& c, const QueueElement& e) {
+    const std::int32_t source = e.envelope.source;
+    const std::int32_t p = c.single || source == kAnySource
+                               ? -1
+                               : c.partners.lookup(static_cast<std::uint32_t>(source));
+    if (p >= 0) {
+      queues_.push_back(c.prq.partner[static_cast<std::size_t>(p)], e);
+    } else {
+      queues_.push_back(source == kAnySource && !c.single ? c.any_source : c.prq.non_partner, e);
+      note_memory();
+    }
+    c_.prq_length_max = std::max(c_.prq_length_max, ++prq_length_);
+  }
+
+  // From the one queue pair to the communicators' queues: every element, in
+  // order, where it would have gone (lengths restart from the moved ones).
+  [[gnu::noinline]] void leave_start() {
+    prq_length_ = umq_length_ = 0;
+    const std::uint64_t prq_max = c_.prq_length_max, umq_max = c_.umq_length_max;
+    start_.drain(queues_.pool(), [&](bool prq, const QueueElement& e) {
+      Comm& c = comm(e.envelope.comm);  // checked here: the one queue needs no communicator
+      if (prq)
+        append_receive(c, e);
+      else
+        append_message(c, e);
+    });
+    c_.prq_length_max = prq_max;
+    c_.umq_length_max = umq_max;
+  }
+
   // A communicator without partners: one search of one queue (`searched`);
   // no match appends `e` to the other side's queue (`appended`).
   template <class Search>
@@ -293,11 +360,13 @@ class PartnerStaticEngine final : public Engine {
   }
 
   EngineOptions options_;
+  QueuePairStart start_;  // see queue_pair_start.hpp
   Queues queues_;
   std::vector<Comm> comms_;  // by communicator id
   std::uint64_t order_ = 0;
   std::uint64_t prq_length_ = 0, umq_length_ = 0;
-  std::uint64_t memory_ = 0;       // partner tables and queue headers
+  std::uint64_t partner_queues_ = 0;  // of all communicators, in use once the start is left
+  std::uint64_t memory_ = QueuePairStart::kMemoryBytes;  // partner tables and queue headers
   std::uint64_t memory_peak_ = 0;  // partner-vectors: with the vector nodes' overhead
   mutable Counters c_;
 };

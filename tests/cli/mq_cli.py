@@ -272,7 +272,7 @@ def test_bad_input(run, tmp, trace, profile):
     run.bad(replay(os.path.join(tmp, "no-such-dir")), "no-such-dir", outs)
     run.bad(replay(trace, "--engine", "bogus"), "bogus", outs)
     run.bad(replay(trace, "--t", "abc"), r"--t", outs)
-    run.bad(replay(trace, "--t", "0"), r"--t", outs)
+    run.bad(replay(trace, "--t", "-1"), r"--t", outs)
     run.bad(replay(trace, "--c", "-1"), r"--c", outs)
     run.bad(replay(trace, "--metric", "mode"), r"--metric", outs)
     run.bad(replay(trace, "--profile", os.path.join(tmp, "nothing.profile")), "nothing.profile",

@@ -103,8 +103,12 @@ std::vector<Config> configs() {
       c.push_back({fmt::format("vectors_{}_{}", width, level), "vectors", v});
       c.push_back({fmt::format("partner_vectors_{}_{}", width, level), "partner-vectors", v});
       v.profile = alternating_profile();
+      v.threshold = 0;  // the partner queues from the first element
       c.push_back(
           {fmt::format("partner_vectors_{}_{}_partners", width, level), "partner-vectors", v});
+      v.threshold = 4;  // from the one queue pair to the partner queues part way
+      c.push_back(
+          {fmt::format("partner_vectors_{}_{}_partners_t4", width, level), "partner-vectors", v});
     }
   return c;
 }
@@ -409,6 +413,7 @@ TEST(Traversal, PartnerVectorsBoundTheAnySourceScanByTheBestHit) {
   earlier.push_back(arrive(1, 5));
   for (auto [o, layout] : vector_layouts()) {
     o.profile = {{1, 1, 1, 100}};
+    o.threshold = 0;  // the partner layout from the first element
     auto e = make_engine("partner-vectors", o);
     const auto r = replay(events, {{0, 4}}, *e);
     EXPECT_EQ(r.matches, (std::vector<Match>{{19, 0}, {20, 1}})) << layout;
@@ -433,6 +438,7 @@ TEST(Traversal, WithoutPartnersTheStaticEnginesSearchAsOneQueuePair) {
        {std::pair{"partner-static", "linked-list"}, std::pair{"partner-vectors", "vectors"}}) {
     EngineOptions o;
     o.profile = {{5, 5, 5, 5}};  // nobody above the average
+    o.threshold = 0;             // the engines' own layout, not the one queue pair they start as
     auto e = make_engine(engine, o);
     auto f = make_engine(reference, o);
     const auto r = replay(events, {{0, 4}}, *e);

@@ -467,6 +467,8 @@ void check_workload(const std::vector<Event>& events, const std::vector<Communic
     options.alpha = std::vector<double>{1.5, 0.0, 0.5}[(variant + m) % 3];
     options.profile = profile;
     if ((variant + m) % 5 == 4) options.profile.resize(1);  // communicator 1 unprofiled
+    // The partner layout from the first element, from part way, or never.
+    options.threshold = std::vector<int>{0, 3, 0, 16}[(variant + m) % 4];
     const auto s = run("partner-static", options, events, comms);
     EXPECT_TRUE(same_as(reference, s)) << "partner-static, metric " << options.metric;
     totals.static_partners += s.counters.partners;
@@ -478,7 +480,7 @@ void check_workload(const std::vector<Event>& events, const std::vector<Communic
                                        << options.vector_width << ", " << options.simd;
     EXPECT_EQ(v.counters.partners, s.counters.partners);
   }
-  for (int t : {1, 2, 8, 64}) {
+  for (int t : {0, 1, 2, 8, 64}) {
     for (int cap : {0, 1, 2}) {
       EngineOptions options;
       options.metric = kMetrics[(variant + static_cast<std::uint64_t>(t + cap)) % 3];
@@ -708,6 +710,7 @@ TEST(PartnerStatic, ProfilePicksPartnersPerCommunicator) {
   // Communicator 1: equal counts, no partner.
   EngineOptions options;
   options.profile = {{0, 10, 1, 1}, {2, 2, 2, 2}};
+  options.threshold = 0;  // the partner queues from the first element, as in the paper
   const std::vector<Event> events{arrive(1),
                                   arrive(2),
                                   post(kAnySource, 0),
@@ -730,6 +733,49 @@ TEST(PartnerStatic, ProfilePicksPartnersPerCommunicator) {
     EXPECT_EQ(r.probes, std::vector<Id>{kNoMatch});
     EXPECT_EQ(r.counters.partners, 2u);  // source 1's PRQ and UMQ queues on communicator 0
     EXPECT_EQ(r.counters.extractions, 0u);
+  }
+}
+
+// Until a queue would outgrow t, partner-static and partner-vectors are the
+// one queue pair of linked-list (partner-vectors: a list too), comparing
+// what it compares; past it, the profile's partner queues take over with
+// the queued elements moved in order.
+TEST(PartnerStatic, OneQueuePairUntilAQueuePassesT) {
+  RandomWorkload w;
+  w.ranks = 8;
+  w.tags = 3;
+  w.comms = 2;
+  w.events = 400;
+  w.any_source = 0.1;
+  w.any_tag = 0.1;
+  w.probes = 0.05;
+  w.post_bias = 0.5;
+  const auto events = random_events(w, 7);
+  const auto comms = communicators_of(w);
+  const ReplayResult reference = run("linked-list", {}, events, comms);
+  const std::uint64_t longest =
+      std::max(reference.counters.prq_length_max, reference.counters.umq_length_max);
+  ASSERT_GT(longest, 4u);
+  EngineOptions options;
+  options.profile = queue_profile(events, comms);
+  for (const std::string name : {"partner-static", "partner-vectors"}) {
+    SCOPED_TRACE(name);
+    options.threshold = static_cast<int>(longest);
+    const ReplayResult start = run(name, options, events, comms);
+    EXPECT_TRUE(same_as(reference, start));
+    EXPECT_EQ(start.counters.prq_traversed, reference.counters.prq_traversed);
+    EXPECT_EQ(start.counters.umq_traversed, reference.counters.umq_traversed);
+    EXPECT_EQ(start.counters.partners, 0u);
+    options.threshold = static_cast<int>(longest) - 1;  // left at the last possible append
+    const ReplayResult late = run(name, options, events, comms);
+    EXPECT_TRUE(same_as(reference, late));
+    EXPECT_GT(late.counters.partners, 0u);
+    options.threshold = 4;
+    const ReplayResult split = run(name, options, events, comms);
+    EXPECT_TRUE(same_as(reference, split));
+    EXPECT_EQ(split.counters.partners, late.counters.partners);
+    EXPECT_LT(split.counters.prq_traversed + split.counters.umq_traversed,
+              reference.counters.prq_traversed + reference.counters.umq_traversed);
   }
 }
 
