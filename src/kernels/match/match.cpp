@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "graph/ghost_index.hpp"
 #include "kernels/match/edge_order.hpp"
 #include "kernels/match/match_run.hpp"
 
@@ -51,7 +52,7 @@ constexpr eid_t kScanDegree = 64;  // rows up to this degree are never sorted
 class LocallyDominantMatching {
  public:
   LocallyDominantMatching(const DistGraph& g, Exchange& exchange)
-      : g_(g), ex_(exchange), owned_(g.owned_count()) {
+      : g_(g), ex_(exchange), owned_(g.owned_count()), ghost_index_(g) {
     sorted_.reset(new lid_t[g.local_edge_count()]);  // rows filled on demand
     row_sorted_.assign(owned_, 0);
     mate_.assign(owned_, kNone);
@@ -73,7 +74,7 @@ class LocallyDominantMatching {
 
   // PROCESSINCOMINGDATA: one message from a neighbour rank.
   void on_message(int from_index, const Message& m) {
-    const lid_t gl = ghost_local(g_, from_index, m.first);
+    const lid_t gl = ghost_index_.local(from_index, m.first);
     const lid_t v = receiver_of(m) - g_.first_owned();
     if (context_of(m) == REQUEST) {
       ghost_wants_[gl - owned_] = v;
@@ -216,6 +217,7 @@ class LocallyDominantMatching {
   const DistGraph& g_;
   Exchange& ex_;
   const lid_t owned_;
+  const GhostIndex ghost_index_;
   std::unique_ptr<lid_t[]> sorted_;       // adjacency rows in decreasing edge order
   std::vector<std::uint8_t> row_sorted_;  // per owned vertex: its sorted_ row is filled
   std::vector<std::pair<weight_t, lid_t>> row_;

@@ -17,23 +17,11 @@ Neighborhood matching_neighborhood(const DistGraph& g, std::uint64_t round_messa
 }
 
 int owner_index(const DistGraph& g, lid_t ghost) {
-  // Ghost relation ranks are sorted; neighbour counts are small.
-  const auto& ranks = g.ghost_relation().ranks;
-  return static_cast<int>(std::lower_bound(ranks.begin(), ranks.end(), g.ghost_owner(ghost)) -
-                          ranks.begin());
-}
-
-lid_t ghost_local(const DistGraph& g, int index, vid_t global) {
-  const GhostRelation& rel = g.ghost_relation();
-  const auto& ghosts = g.ghosts();
-  const lid_t owned = g.owned_count();
-  const size_t i = static_cast<size_t>(index);
-  auto first = ghosts.begin() + static_cast<std::ptrdiff_t>(rel.ghost_begin[i] - owned);
-  auto last = ghosts.begin() + static_cast<std::ptrdiff_t>(rel.ghost_end[i] - owned);
-  auto it = std::lower_bound(first, last, global);
-  if (it == last || *it != global)
-    fail(fmt::format("internal: message about unknown ghost {}", global));
-  return owned + static_cast<lid_t>(it - ghosts.begin());
+  // The ghost table is sorted by global id, so grouped by owner in the
+  // relation's (sorted) rank order: a search of the few group ends, which
+  // stay in cache, rather than a read of the ghost's owner, a cache miss.
+  const auto& ends = g.ghost_relation().ghost_end;
+  return static_cast<int>(std::upper_bound(ends.begin(), ends.end(), ghost) - ends.begin());
 }
 
 MatchRun::MatchRun(const Comm& comm, const DistGraph& g, const std::string& model,

@@ -21,9 +21,6 @@ Neighborhood matching_neighborhood(const DistGraph& g, std::uint64_t round_messa
 
 // The position of ghost l's owner in the neighbourhood.
 int owner_index(const DistGraph& g, lid_t ghost);
-// Local id of ghost `global`, sent by neighbour `index`: a search of that
-// neighbour's (sorted) ghost range only.
-lid_t ghost_local(const DistGraph& g, int index, vid_t global);
 
 class MatchRun {
  public:

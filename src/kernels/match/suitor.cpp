@@ -65,6 +65,7 @@
 #include <fmt/format.h>
 
 #include "core/memory.hpp"
+#include "graph/ghost_index.hpp"
 #include "kernels/match/edge_order.hpp"
 #include "kernels/match/match_run.hpp"
 
@@ -98,6 +99,7 @@ class DistributedSuitor {
       : g_(g),
         ex_(exchange),
         owned_(g.owned_count()),
+        ghost_index_(g),
         offsets_(g.offsets().data()),
         targets_(g.targets().data()),
         weights_(g.edge_weights().data()) {
@@ -123,7 +125,7 @@ class DistributedSuitor {
     for (const auto& [from_index, m] : inbox_) {
       const vid_t sender =
           neighbor_first_[static_cast<size_t>(from_index)] + (m.first >> kOffsetBits & kOffsetMask);
-      const lid_t ghost = ghost_local(g_, from_index, sender);
+      const lid_t ghost = ghost_index_.local(from_index, sender);
       const lid_t v = m.first & kOffsetMask;
       if (v >= owned_) fail(fmt::format("internal: suitor message for local vertex {}", v));
       const weight_t w = std::bit_cast<weight_t>(m.second);
@@ -256,6 +258,7 @@ class DistributedSuitor {
   const DistGraph& g_;
   Exchange& ex_;
   const lid_t owned_;
+  const GhostIndex ghost_index_;
   std::vector<vid_t> neighbor_first_;  // per neighbour rank: its first vertex
   const eid_t* offsets_;
   const lid_t* targets_;
