@@ -596,10 +596,15 @@ TEST(PartnerDynamic, ThresholdLevelsAndOrder) {
   EXPECT_EQ(engine->probe({0, kAnySource, kAnyTag}), kNoMatch);
 }
 
-// Until a queue passes t the engine is one PRQ and one UMQ for every
-// communicator, as linked-list is: the same elements traversed, search by
-// search. Past t, each communicator's elements go on in their order.
-TEST(PartnerDynamic, OneQueuePairUntilAQueuePassesT) {
+// A small workload on two communicators whose queues grow past a few
+// elements, its linked-list replay and the longest a queue got there.
+struct TwoCommunicators {
+  std::vector<Event> events;
+  std::vector<Communicator> comms;
+  ReplayResult reference;
+  std::uint64_t longest = 0;
+};
+TwoCommunicators two_communicators() {
   RandomWorkload w;
   w.ranks = 8;
   w.tags = 3;
@@ -609,11 +614,17 @@ TEST(PartnerDynamic, OneQueuePairUntilAQueuePassesT) {
   w.any_tag = 0.1;
   w.probes = 0.05;
   w.post_bias = 0.5;
-  const auto events = random_events(w, 7);
-  const auto comms = communicators_of(w);
-  const ReplayResult reference = run("linked-list", {}, events, comms);
-  const std::uint64_t longest =
-      std::max(reference.counters.prq_length_max, reference.counters.umq_length_max);
+  TwoCommunicators t{random_events(w, 7), communicators_of(w), {}, 0};
+  t.reference = run("linked-list", {}, t.events, t.comms);
+  t.longest = std::max(t.reference.counters.prq_length_max, t.reference.counters.umq_length_max);
+  return t;
+}
+
+// Until a queue passes t the engine is one PRQ and one UMQ for every
+// communicator, as linked-list is: the same elements traversed, search by
+// search. Past t, each communicator's elements go on in their order.
+TEST(PartnerDynamic, OneQueuePairUntilAQueuePassesT) {
+  const auto [events, comms, reference, longest] = two_communicators();
   ASSERT_GT(longest, 4u);  // the workload must take the queues past the small t below
   const ReplayResult single =
       run("partner-dynamic", dynamic(static_cast<int>(longest), 4), events, comms);
@@ -741,20 +752,7 @@ TEST(PartnerStatic, ProfilePicksPartnersPerCommunicator) {
 // what it compares; past it, the profile's partner queues take over with
 // the queued elements moved in order.
 TEST(PartnerStatic, OneQueuePairUntilAQueuePassesT) {
-  RandomWorkload w;
-  w.ranks = 8;
-  w.tags = 3;
-  w.comms = 2;
-  w.events = 400;
-  w.any_source = 0.1;
-  w.any_tag = 0.1;
-  w.probes = 0.05;
-  w.post_bias = 0.5;
-  const auto events = random_events(w, 7);
-  const auto comms = communicators_of(w);
-  const ReplayResult reference = run("linked-list", {}, events, comms);
-  const std::uint64_t longest =
-      std::max(reference.counters.prq_length_max, reference.counters.umq_length_max);
+  const auto [events, comms, reference, longest] = two_communicators();
   ASSERT_GT(longest, 4u);
   EngineOptions options;
   options.profile = queue_profile(events, comms);
