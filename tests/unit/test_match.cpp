@@ -275,6 +275,25 @@ TEST(Match, AdversarialEqualWeights) {
   expect_greedy_everywhere(from_rank0(1000, star), "star");
 }
 
+TEST(Match, SuitorSendsNoProposalItsOwnRankDooms) {
+  // A hub (the last vertex, owned by the last rank) and 999 leaves whose
+  // edges to it get lighter as the leaf's id grows. On every other rank the
+  // first leaf proposes to the hub; a later leaf there knows the hub's
+  // suitor will weigh at least that first proposal's weight, so its own
+  // would be refused, and it sends none: one message to the hub's owner per
+  // rank, not one per leaf.
+  const vid_t n = 1000, hub = n - 1;
+  std::vector<Edge> fan;
+  for (vid_t leaf = 0; leaf < hub; ++leaf)
+    fan.push_back(Edge{leaf, hub, 1.0 - static_cast<double>(leaf) / static_cast<double>(n)});
+  const DistGraph g = from_rank0(n, fan);
+  expect_greedy_everywhere(g, "fan of decreasing weights", {"ncl"});
+  const match::MatchResult r = match::match(world(), g, "ncl", "suitor");
+  const int hub_owner = g.owner_of(hub);
+  if (g.rank() != hub_owner)
+    EXPECT_LE(r.counters.messages_to[static_cast<std::size_t>(hub_owner)], 1u);
+}
+
 TEST(Match, DegenerateGraphs) {
   expect_greedy_everywhere(from_rank0(10, {}), "no edges");
   expect_greedy_everywhere(from_rank0(3, {Edge{0, 2, 0.5}}),
