@@ -16,6 +16,7 @@
 
 #include "graph/build.hpp"
 #include "graph/generators.hpp"
+#include "graph/ghost_index.hpp"
 #include "graph/stats.hpp"
 #include "graph_checks.hpp"
 
@@ -350,12 +351,33 @@ void expect_same_layout(const DistGraph& a, const DistGraph& b) {
   EXPECT_EQ(a.ghosts(), b.ghosts());
 }
 
+// The ghost index finds every ghost of each neighbour by its global id and
+// refuses every other id of that neighbour's range, and the ids just outside.
+void check_ghost_index(const DistGraph& g) {
+  const GhostIndex index(g);
+  const GhostRelation& rel = g.ghost_relation();
+  for (size_t i = 0; i < rel.ranks.size(); ++i) {
+    const int at = static_cast<int>(i);
+    const Distribution& d = g.distribution();
+    std::set<vid_t> ghosts;
+    for (lid_t l = rel.ghost_begin[i]; l < rel.ghost_end[i]; ++l) {
+      ghosts.insert(g.global_id(l));
+      EXPECT_EQ(index.local(at, g.global_id(l)), l) << "ghost " << g.global_id(l);
+    }
+    for (vid_t v = d.begin(rel.ranks[i]); v < d.end(rel.ranks[i]); ++v)
+      if (!ghosts.count(v)) EXPECT_THROW(index.local(at, v), Error) << "not a ghost: " << v;
+    EXPECT_THROW(index.local(at, d.end(rel.ranks[i])), Error);
+    if (d.begin(rel.ranks[i]) > 0) EXPECT_THROW(index.local(at, d.begin(rel.ranks[i]) - 1), Error);
+  }
+}
+
 void check_all(const Comm& comm, const DistGraph& g, const std::vector<EdgeKey>& expected) {
   const std::vector<EdgeKey> all = test::gather_edges(comm, g);
   EXPECT_EQ(all.size(), expected.size());
   EXPECT_TRUE(all == expected);
   check_ghosts_and_owners(comm, g, all);
   check_stats(comm, g, all);
+  check_ghost_index(g);
 }
 
 TEST(DistGraph, HandMadeGraphs) {
