@@ -6,25 +6,30 @@
 
 namespace gc {
 
-GhostIndex::GhostIndex(const DistGraph& g) : ghosts_(g.ghosts().data()), owned_(g.owned_count()) {
+SortedIdIndex::SortedIdIndex(const vid_t* ids, std::size_t n, vid_t first, vid_t count)
+    : ids_(ids), first_(first), count_(count) {
+  const vid_t wanted = std::max<vid_t>(n, 1);
+  while ((count_ >> shift_) > wanted) ++shift_;
+  const vid_t buckets = (count_ >> shift_) + 1;
+  buckets_.reserve(buckets + 1);
+  std::size_t at = 0;
+  for (vid_t b = 0; b <= buckets; ++b) {
+    const vid_t start = first_ + (b << shift_);
+    while (at < n && ids_[at] < start) ++at;
+    buckets_.push_back(at);
+  }
+}
+
+GhostIndex::GhostIndex(const DistGraph& g) {
+  const lid_t owned = g.owned_count();
   const GhostRelation& rel = g.ghost_relation();
   const Distribution& dist = g.distribution();
+  const vid_t* ghosts = g.ghosts().data();
   for (std::size_t i = 0; i < rel.ranks.size(); ++i) {
-    Range r;
-    r.first = dist.begin(rel.ranks[i]);
-    r.count = dist.count(rel.ranks[i]);
-    const lid_t begin = rel.ghost_begin[i] - owned_, end = rel.ghost_end[i] - owned_;
-    const vid_t ghosts = std::max<vid_t>(end - begin, 1);
-    while ((r.count >> r.shift) > ghosts) ++r.shift;
-    r.bucket0 = buckets_.size();
-    const vid_t buckets = (r.count >> r.shift) + 1;
-    lid_t at = begin;
-    for (vid_t b = 0; b <= buckets; ++b) {
-      const vid_t start = r.first + (b << r.shift);
-      while (at < end && ghosts_[at] < start) ++at;
-      buckets_.push_back(at);
-    }
-    ranges_.push_back(r);
+    const lid_t begin = rel.ghost_begin[i] - owned, end = rel.ghost_end[i] - owned;
+    ranges_.push_back({SortedIdIndex(ghosts + begin, end - begin, dist.begin(rel.ranks[i]),
+                                     dist.count(rel.ranks[i])),
+                       rel.ghost_begin[i]});
   }
 }
 

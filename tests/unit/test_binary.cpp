@@ -226,6 +226,13 @@ TEST_F(Binary, RoundTripsAtThisRankCountAndOnOneRank) {
       EXPECT_EQ(test::summarize_edges(*c, from_gcg.graph), want);
       EXPECT_EQ(from_gcg.id_base, 1);
       EXPECT_EQ(test::asymmetric_edges(*c, from_gcg.graph), 0u);
+      if (c == &world && from_gcg.graph.distribution().offsets() == g.distribution().offsets()) {
+        // The same rows, local ids and ghost table as the graph written.
+        EXPECT_EQ(from_gcg.graph.offsets(), g.offsets());
+        EXPECT_EQ(from_gcg.graph.targets(), g.targets());
+        EXPECT_EQ(from_gcg.graph.edge_weights(), g.edge_weights());
+        EXPECT_EQ(from_gcg.graph.ghosts(), g.ghosts());
+      }
 
       LoadOptions options;
       options.balance = Balance::edges;
