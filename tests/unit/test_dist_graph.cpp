@@ -372,11 +372,15 @@ void check_ghost_index(const DistGraph& g) {
     for (vid_t v : ghosts)
       if (near++ < 16) probes.insert({v - 1, v + 1});
     for (vid_t v = first; v < last; v += std::max<vid_t>(1, (last - first) / 32)) probes.insert(v);
-    for (vid_t v : probes)
-      if (v >= first && v < last && !ghosts.count(v))
+    for (vid_t v : probes) {
+      if (v >= first && v < last && !ghosts.count(v)) {
         EXPECT_THROW(index.local(at, v), Error) << "not a ghost: " << v;
+      }
+    }
     EXPECT_THROW(index.local(at, d.end(rel.ranks[i])), Error);
-    if (d.begin(rel.ranks[i]) > 0) EXPECT_THROW(index.local(at, d.begin(rel.ranks[i]) - 1), Error);
+    if (d.begin(rel.ranks[i]) > 0) {
+      EXPECT_THROW(index.local(at, d.begin(rel.ranks[i]) - 1), Error);
+    }
   }
 }
 

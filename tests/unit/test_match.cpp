@@ -290,8 +290,9 @@ TEST(Match, SuitorSendsNoProposalItsOwnRankDooms) {
   expect_greedy_everywhere(g, "fan of decreasing weights", {"ncl"});
   const match::MatchResult r = match::match(world(), g, "ncl", "suitor");
   const int hub_owner = g.owner_of(hub);
-  if (g.rank() != hub_owner)
+  if (g.rank() != hub_owner) {
     EXPECT_LE(r.counters.messages_to[static_cast<std::size_t>(hub_owner)], 1u);
+  }
 }
 
 TEST(Match, DegenerateGraphs) {
