@@ -35,40 +35,26 @@ class QueuePairStart {
   // UMQ (with order `order++`), or kFull.
   [[gnu::always_inline]] Id arrive(ElementPool& pool, const Envelope& message, Id id,
                                    std::uint64_t& order, Counters& c) {
-    std::uint64_t traversed = 0;
-    const auto n = prq_.find(
-        pool, [&](const QueueElement& r) { return accepts(r.envelope, message); }, traversed);
-    count_search(c.prq_searches, c.prq_traversed, c.prq_max, traversed);
-    if (n != Queue::kNone) {
-      const Id matched = pool[n].element.id;
-      prq_.erase(pool, n);
-      return matched;
-    }
-    if (umq_.size() >= threshold_) return kFull;
-    umq_.push_back(pool, {message, id, order++});
-    c.umq_length_max = std::max(c.umq_length_max, umq_.size());
-    return kNoMatch;
+    return take_or_append(
+        pool, prq_, umq_, [&](const QueueElement& r) { return accepts(r.envelope, message); },
+        {message, id, order}, order, c.prq_searches, c.prq_traversed, c.prq_max, c.umq_length_max);
   }
 
   // A posted receive: the matched message's id, kNoMatch after appending to
   // the PRQ, or kFull.
   [[gnu::always_inline]] Id post(ElementPool& pool, const Envelope& receive, Id id,
                                  std::uint64_t& order, Counters& c) {
-    const auto n = find_message(pool, receive, c);
-    if (n != Queue::kNone) {
-      const Id matched = pool[n].element.id;
-      umq_.erase(pool, n);
-      return matched;
-    }
-    if (prq_.size() >= threshold_) return kFull;
-    prq_.push_back(pool, {receive, id, order++});
-    c.prq_length_max = std::max(c.prq_length_max, prq_.size());
-    return kNoMatch;
+    return take_or_append(
+        pool, umq_, prq_, [&](const QueueElement& m) { return accepts(receive, m.envelope); },
+        {receive, id, order}, order, c.umq_searches, c.umq_traversed, c.umq_max, c.prq_length_max);
   }
 
   [[gnu::always_inline]] Id probe(const ElementPool& pool, const Envelope& receive,
                                   Counters& c) const {
-    const auto n = find_message(pool, receive, c);
+    std::uint64_t traversed = 0;
+    const auto n = umq_.find(
+        pool, [&](const QueueElement& m) { return accepts(receive, m.envelope); }, traversed);
+    count_search(c.umq_searches, c.umq_traversed, c.umq_max, traversed);
     return n == Queue::kNone ? kNoMatch : pool[n].element.id;
   }
 
@@ -93,13 +79,28 @@ class QueuePairStart {
   static constexpr std::uint64_t kMemoryBytes = 2 * Queue::kHeaderBytes;
 
  private:
-  [[gnu::always_inline]] std::uint32_t find_message(const ElementPool& pool,
-                                                    const Envelope& receive, Counters& c) const {
+  // One operation: the first element of `searched` that accept() holds for
+  // (one search, counted), taken out; else `e` appended to `appended` (the
+  // order taken, its length maximum kept), unless that holds t already.
+  template <class Accept>
+  [[gnu::always_inline]] Id take_or_append(ElementPool& pool, Queue& searched, Queue& appended,
+                                           const Accept& accept, const QueueElement& e,
+                                           std::uint64_t& order, std::uint64_t& searches,
+                                           std::uint64_t& total, std::uint64_t& max,
+                                           std::uint64_t& appended_length_max) {
     std::uint64_t traversed = 0;
-    const auto n = umq_.find(
-        pool, [&](const QueueElement& m) { return accepts(receive, m.envelope); }, traversed);
-    count_search(c.umq_searches, c.umq_traversed, c.umq_max, traversed);
-    return n;
+    const auto n = searched.find(pool, accept, traversed);
+    count_search(searches, total, max, traversed);
+    if (n != Queue::kNone) {
+      const Id matched = pool[n].element.id;
+      searched.erase(pool, n);
+      return matched;
+    }
+    if (appended.size() >= threshold_) return kFull;
+    appended.push_back(pool, e);
+    ++order;
+    appended_length_max = std::max(appended_length_max, appended.size());
+    return kNoMatch;
   }
 
   std::uint64_t threshold_;
