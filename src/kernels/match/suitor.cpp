@@ -213,8 +213,7 @@ class DistributedSuitor {
         push(best, u, PROPOSE, best_w);
         // Once this proposal arrives, best's suitor weighs at least best_w
         // for good: a lighter proposal from here would be refused.
-        Suitor& known = suitor_[best];
-        known.weight = std::max(known.weight, best_w);
+        raise_bound(best, best_w);
         return;
       }
       u = take(best, u, best_w);
@@ -271,10 +270,15 @@ class DistributedSuitor {
     if (proposal_[u].target != ghost || !standing_[u])
       fail(fmt::format("internal: suitor answer from {} to {}, which does not propose to it",
                        g_.global_id(ghost), g_.global_id(u)));
-    Suitor& known = suitor_[ghost];
-    known.weight = std::max(known.weight, suitor_weight);
+    raise_bound(ghost, suitor_weight);
     standing_[u] = 0;
     propose(u);
+  }
+
+  // Ghost x's suitor weighs at least w, for good (suitor weights never decrease).
+  void raise_bound(lid_t x, weight_t w) {
+    Suitor& known = suitor_[x];
+    known.weight = std::max(known.weight, w);
   }
 
   void push(lid_t ghost, lid_t from, Kind kind, weight_t w) {
