@@ -2,6 +2,7 @@
 recorded with their error line, and an interrupted suite finished on restart
 with nothing lost and nothing run twice."""
 import json
+import signal
 import subprocess
 
 from conftest import lab_command
@@ -22,10 +23,18 @@ def calls(log):
     return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
 
 
+def foreground_sigint():
+    """In the child: SIGINT back to its default, so Python turns it into
+    KeyboardInterrupt as at a terminal. A test suite started as a background
+    job (`scripts/test &`) inherits SIGINT ignored, and so would the lab."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def run_lab(suite, store, fake, env=None, extra=()):
     cmd = lab_command("run", suite, "--store", store, "--launcher", fake["launcher"],
                       "--binary", fake["binary"], "-q", *extra)
-    return subprocess.run(cmd, capture_output=True, text=True, env=env)
+    return subprocess.run(cmd, capture_output=True, text=True, env=env,
+                          preexec_fn=foreground_sigint)
 
 
 def test_every_run_stored_once(write_suite, fake, tmp_path):
