@@ -3,6 +3,7 @@
 // octave code kronecker_generator.m): A=0.57, B=0.19, C=0.19, edgefactor 16,
 // then a random relabelling of the vertices.
 #include <fmt/format.h>
+#include <array>
 #include <bit>
 
 #include "core/large_vector.hpp"
@@ -66,26 +67,36 @@ std::vector<Edge> rmat_edges(const Comm& comm, const RmatParams& params, std::ui
   const vid_t mask = scale >= 64 ? ~vid_t{0} : (vid_t{1} << scale) - 1;
   std::vector<Edge> edges;
   reserve_large(edges, last - first);
-  for (std::uint64_t k = first; k < last; ++k) {
-    vid_t i = 0, j = 0;
+  // Edge k is a pure function of (seed, k), whatever rank makes it. Edges
+  // are made kBatch at a time so their Philox blocks run in lockstep
+  // (CounterRng::words<N>); a batch past `last` computes edges it drops.
+  constexpr std::size_t kBatch = 4;
+  for (std::uint64_t k = first; k < last; k += kBatch) {
+    std::array<std::uint64_t, kBatch> index, level_of, i{}, j{};
+    for (std::size_t b = 0; b < kBatch; ++b) index[b] = k + b;
     // One 64-bit word per level: high half decides the row bit, low half the
-    // column bit. All four words of a call are used (a fixed loop the compiler
-    // unrolls); bits past SCALE are masked off.
+    // column bit. All four words of a block are used; bits past SCALE are
+    // masked off.
     for (int level = 0; level < scale; level += 4) {
-      auto w = rng.words(Stream::rmat_edge, k, static_cast<std::uint64_t>(level));
-      for (int l = 0; l < 4; ++l) {
-        const std::uint64_t word = w[static_cast<size_t>(l)];
-        const bool ii = (word >> 32) > t_ab;
-        const bool jj = (word & 0xffffffffULL) > (ii ? t_c : t_a);
-        i |= static_cast<vid_t>(ii) << ((level + l) & 63);
-        j |= static_cast<vid_t>(jj) << ((level + l) & 63);
-      }
+      level_of.fill(static_cast<std::uint64_t>(level));
+      const auto blocks = rng.words(Stream::rmat_edge, index, level_of);
+      for (std::size_t b = 0; b < kBatch; ++b)
+        for (int l = 0; l < 4; ++l) {
+          const std::uint64_t word = blocks[b][static_cast<size_t>(l)];
+          const bool ii = (word >> 32) > t_ab;
+          const bool jj = (word & 0xffffffffULL) > (ii ? t_c : t_a);
+          i[b] |= static_cast<vid_t>(ii) << ((level + l) & 63);
+          j[b] |= static_cast<vid_t>(jj) << ((level + l) & 63);
+        }
     }
-    i &= mask;
-    j &= mask;
-    const vid_t u = scramble(i);
-    const vid_t v = scramble(j);
-    edges.push_back(Edge{u, v, edge_weight_from_seed(seed, u, v)});
+    std::array<vid_t, kBatch> u, v;
+    for (std::size_t b = 0; b < kBatch; ++b) {
+      u[b] = scramble(i[b] & mask);
+      v[b] = scramble(j[b] & mask);
+    }
+    const auto w = edge_weights_from_seed(rng, u, v);
+    for (std::size_t b = 0; b < kBatch && k + b < last; ++b)
+      edges.push_back(Edge{u[b], v[b], w[b]});
   }
   return edges;
 }

@@ -7,6 +7,7 @@
 // graph, ER's average degree, SBM's block densities).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -181,6 +182,61 @@ TEST(Generators, RmatHasTwoToTheScaleVertices) {
   p.scale = 10;
   EXPECT_EQ(test::summarize_edges(world, loaded.graph),
             test::summarize_edges(world, build_graph(world, 1024, rmat_edges(world, p, 9))));
+}
+
+// CounterRng's lockstep blocks (its own rounds) are Random123's Philox4x64-10.
+TEST(CounterRng, LockstepBlocksAreRandom123Philox) {
+  for (std::uint64_t seed : {0ULL, 1ULL, 0x9E3779B97F4A7C15ULL, ~0ULL}) {
+    const CounterRng rng(seed);
+    for (std::uint64_t base : {0ULL, 12345ULL, ~0ULL - 5}) {
+      std::array<std::uint64_t, 3> index{base, base + 1, base * 7 + 3};
+      std::array<std::uint64_t, 3> sub{0, base ^ 0xabcdefULL, 20};
+      const auto blocks = rng.words(Stream::rmat_edge, index, sub);
+      for (std::size_t n = 0; n < 3; ++n)
+        EXPECT_EQ(blocks[n], rng.words(Stream::rmat_edge, index[n], sub[n]))
+            << "seed " << seed << " index " << index[n] << " sub " << sub[n];
+    }
+  }
+}
+
+// Edge k of R-MAT, by the definition, one Philox block at a time: the
+// generator (which makes several edges at once) must give exactly these, on
+// every rank's share, for scales whose levels do not fill the last block and
+// shares that do not fill the last batch.
+TEST(Generators, RmatEdgesAreTheDefinitionsPerEdge) {
+  const Comm world = Comm::world();
+  for (int scale : {1, 5, 10, 13}) {
+    RmatParams p;
+    p.scale = scale;
+    p.edgefactor = 3;
+    const std::uint64_t seed = 41;
+    const std::vector<Edge> made = rmat_edges(world, p, seed);
+    const std::uint64_t m = std::uint64_t{3} << scale;
+    const std::uint64_t first =
+        m * static_cast<std::uint64_t>(world.rank()) / static_cast<std::uint64_t>(world.size());
+    ASSERT_EQ(made.size(), m * static_cast<std::uint64_t>(world.rank() + 1) /
+                                   static_cast<std::uint64_t>(world.size()) -
+                               first);
+    auto threshold = [](double x) { return static_cast<std::uint64_t>(x * 4294967296.0); };
+    const std::uint64_t t_ab = threshold(0.57 + 0.19), t_a = threshold(0.57 / (0.57 + 0.19)),
+                        t_c = threshold(0.19 / (1 - 0.57 - 0.19));
+    const CounterRng rng(seed);
+    for (std::size_t x = 0; x < made.size(); ++x) {
+      const std::uint64_t k = first + x;
+      vid_t i = 0, j = 0;
+      for (int bit = 0; bit < scale; ++bit) {
+        const std::uint64_t word = rng.words(Stream::rmat_edge, k, bit / 4 * 4)[bit % 4];
+        const bool row = (word >> 32) > t_ab;
+        const bool col = (word & 0xffffffffULL) > (row ? t_c : t_a);
+        i |= vid_t{row} << bit;
+        j |= vid_t{col} << bit;
+      }
+      const vid_t u = rmat_permute(i, scale, seed), v = rmat_permute(j, scale, seed);
+      ASSERT_EQ(made[x].u, u) << "scale " << scale << " edge " << k;
+      ASSERT_EQ(made[x].v, v) << "scale " << scale << " edge " << k;
+      ASSERT_EQ(made[x].w, edge_weight_from_seed(seed, u, v)) << "scale " << scale << " edge " << k;
+    }
+  }
 }
 
 TEST(Generators, RmatScrambleIsABijection) {
