@@ -93,4 +93,12 @@ void advise_huge_pages(const void* data, std::size_t bytes) {
 #endif
 }
 
+void release_pages(const void* data, std::size_t bytes) {
+  // Only whole pages inside the range: its neighbours may share the ends'.
+  const std::uintptr_t page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(data) + page - 1) & ~(page - 1);
+  const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(page - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
 }  // namespace gc

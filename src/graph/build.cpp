@@ -34,9 +34,12 @@ std::vector<typename Layout::Undirected> shuffle_to_owners(const Comm& comm,
   std::vector<std::uint64_t> cursor(static_cast<size_t>(p), 0);
   for (int r = 1; r < p; ++r) cursor[r] = cursor[r - 1] + counts[r - 1];
   std::vector<Undirected> send = large_vector<Undirected>(cursor.back() + counts.back());
-  for (const Edge& e : edges) {
-    const Undirected packed = Layout::pack(e);
-    for_each_owner(e, [&](int r) { send[cursor[static_cast<size_t>(r)]++] = packed; });
+  // The generator's edges go as they are packed: the send buffer takes their pages.
+  ReleaseBehind<Edge> done_with(edges.data(), edges.size());
+  for (std::size_t i = 0; i < edges.size(); ++i) {
+    const Undirected packed = Layout::pack(edges[i]);
+    for_each_owner(edges[i], [&](int r) { send[cursor[static_cast<size_t>(r)]++] = packed; });
+    done_with.consumed(i + 1);
   }
   release(edges);
   if (p == 1) return send;

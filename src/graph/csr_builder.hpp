@@ -6,7 +6,9 @@
 //
 // Every pass streams through memory or scatters into at most 4096 streams; no
 // comparison sort and no search of the ghost table is left on the path. Rows
-// come out sorted by global target id.
+// come out sorted by global target id. Each pass gives the pages of what it
+// has read back as it goes (ReleaseBehind), so the buffer it writes reuses
+// them: two buffers of the graph's size are never whole at once.
 #pragma once
 
 #include <algorithm>
@@ -90,10 +92,12 @@ class CsrBuilder {
     std::vector<eid_t> cursor;  // per source block
     for (lid_t s = 0; s < owned_; s += lid_t{1} << block_shift_) cursor.push_back(slots_[s]);
     std::vector<Directed> scratch;
+    ReleaseBehind<Directed> done_with(by_top.get(), total_);
     for (std::size_t k = 0, lo = 0; digits_ > 0 && k < buckets_; ++k) {
       const std::size_t hi = lo + top_histogram_[k];
       const Directed* sorted = sort_low_digits(by_top.get() + lo, hi - lo, scratch);
       number_targets_and_group(sorted, hi - lo, by_block.get(), cursor, ghosts);
+      done_with.consumed(hi);
       lo = hi;
     }
     by_top.reset();
@@ -145,10 +149,13 @@ class CsrBuilder {
     if (digits_ == 0) return out;  // one vertex: no edges
     std::vector<eid_t> cursor = top_histogram_;
     exclusive_prefix_sum(cursor);
-    for (const Undirected& e : edges)
-      for_each_direction(e, [&](lid_t s, vid_t t, weight_t w) {
+    ReleaseBehind<Undirected> done_with(edges.data(), edges.size());
+    for (std::size_t i = 0; i < edges.size(); ++i) {
+      for_each_direction(edges[i], [&](lid_t s, vid_t t, weight_t w) {
         out[cursor[digit(t, digits_ - 1)]++] = Layout::directed(s, t, w);
       });
+      done_with.consumed(i + 1);
+    }
     return out;
   }
 
@@ -200,6 +207,7 @@ class CsrBuilder {
     reserve_large(weights, total_);
     std::vector<Directed> block;
     std::vector<eid_t> cursor;
+    ReleaseBehind<Directed> done_with(by_block, total_);
     for (lid_t first = 0; first < owned_; first += lid_t{1} << block_shift_) {
       const lid_t last = std::min(owned_, first + (lid_t{1} << block_shift_));
       const eid_t base = slots_[first];
@@ -221,6 +229,7 @@ class CsrBuilder {
         }
         offsets[s + 1] = targets.size();
       }
+      done_with.consumed(slots_[last]);
     }
   }
 
