@@ -12,7 +12,6 @@
 #include <mpi.h>
 
 #include "core/error.hpp"
-#include "core/large_vector.hpp"
 
 namespace gc {
 
@@ -172,7 +171,7 @@ std::vector<T> alltoallv(const Comm& comm, const std::vector<T>& send,
     soff += send_counts[r];
     roff += recv_counts[r];
   }
-  std::vector<T> recv = large_vector<T>(roff);  // edge shuffles move gigabytes
+  std::vector<T> recv(roff);
   MPI_Alltoallv(send.data(), scount.data(), sdispl.data(), datatype_of<T>(), recv.data(),
                 rcount.data(), rdispl.data(), datatype_of<T>(), comm.get());
   if (recv_counts_out) *recv_counts_out = std::move(recv_counts);

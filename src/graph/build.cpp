@@ -33,7 +33,7 @@ std::vector<typename Layout::Undirected> shuffle_to_owners(const Comm& comm,
   for (const Edge& e : edges) for_each_owner(e, [&](int r) { ++counts[static_cast<size_t>(r)]; });
   std::vector<std::uint64_t> cursor(static_cast<size_t>(p), 0);
   for (int r = 1; r < p; ++r) cursor[r] = cursor[r - 1] + counts[r - 1];
-  std::vector<Undirected> send = large_vector<Undirected>(cursor.back() + counts.back());
+  std::vector<Undirected> send(cursor.back() + counts.back());
   // The generator's edges go as they are packed: the send buffer takes their pages.
   ReleaseBehind<Edge> done_with(edges.data(), edges.size());
   for (std::size_t i = 0; i < edges.size(); ++i) {

@@ -203,8 +203,8 @@ class CsrBuilder {
   void write_rows(const Directed* by_block, std::vector<eid_t>& offsets,
                   std::vector<lid_t>& targets, std::vector<weight_t>& weights) {
     offsets.assign(owned_ + 1, 0);
-    reserve_large(targets, total_);
-    reserve_large(weights, total_);
+    targets.reserve(total_);
+    weights.reserve(total_);
     std::vector<Directed> block;
     std::vector<eid_t> cursor;
     ReleaseBehind<Directed> done_with(by_block, total_);

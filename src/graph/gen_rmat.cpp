@@ -6,7 +6,6 @@
 #include <array>
 #include <bit>
 
-#include "core/large_vector.hpp"
 #include "core/rng.hpp"
 #include "graph/generators.hpp"
 
@@ -66,7 +65,7 @@ std::vector<Edge> rmat_edges(const Comm& comm, const RmatParams& params, std::ui
   const VertexScrambler scramble(scale, seed);
   const vid_t mask = scale >= 64 ? ~vid_t{0} : (vid_t{1} << scale) - 1;
   std::vector<Edge> edges;
-  reserve_large(edges, last - first);
+  edges.reserve(last - first);
   // Edge k is a pure function of (seed, k), whatever rank makes it. Edges
   // are made kBatch at a time so their Philox blocks run in lockstep
   // (CounterRng::words<N>); a batch past `last` computes edges it drops.
