@@ -88,6 +88,15 @@ class Exchange {
   // only once it knows nothing more will come that it must answer).
   virtual bool done(bool locally_settled) = 0;
 
+  // True when done() detects quiescence: it returns true once, after a
+  // round, nothing is queued on any rank and every rank says it is settled,
+  // every message sent by then having been processed (the round-based
+  // models: done() is a global reduction that follows process()). A kernel
+  // may then answer what arrives even after it said settled, which then only
+  // needs to mean "no work of my own is left": the phase does not end while
+  // an answer is queued. Elsewhere a settled rank tells its neighbours it
+  // sends no more, and must not push again in the phase.
+  virtual bool detects_quiescence() const { return false; }
   // True when evoke() and process() involve no other rank's participation
   // (no collective), so a kernel may call them any number of times, e.g. to
   // handle arrivals while it is still pushing. Round-based models return false:

@@ -1,7 +1,8 @@
 // Shared machinery of the bulk-synchronous models (rma, ncl): pushes are
 // buffered per neighbour during a round; evoke() moves the round's messages
 // (the model's transfer()) and counts; process() walks what arrived; done()
-// is a global reduction of the messages still waiting to be sent.
+// is a global reduction of the messages still waiting to be sent and of the
+// ranks not settled.
 //
 // Flow control: a round carries at most Neighborhood::round_messages to one
 // neighbour (its batch), the oldest first; the rest stay queued for the next
@@ -46,11 +47,13 @@ class RoundExchange : public Exchange {
       for (const Message& m : incoming(i)) handle(static_cast<int>(i), m);
   }
 
-  bool done(bool) override {
+  bool done(bool locally_settled) override {
     // Every message sent in the last round has been processed by now, so if
-    // no rank has anything queued, nothing will ever be sent again.
-    return sum_over_ranks<std::uint64_t>(comm_, pending_) == 0;
+    // no rank has anything queued and none has work of its own left, nothing
+    // will ever be sent again.
+    return sum_over_ranks<std::uint64_t>(comm_, pending_ + (locally_settled ? 0 : 1)) == 0;
   }
+  bool detects_quiescence() const override { return true; }
 
  protected:
   RoundExchange(const Comm& comm, Neighborhood nb) : Exchange(comm, std::move(nb)) {

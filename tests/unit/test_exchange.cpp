@@ -259,6 +259,49 @@ TEST(Exchange, EmptyNeighbourhoodEndsEveryPhase) {
   }
 }
 
+// Quiescence (the round-based models): a phase stays open while some rank
+// is not settled, though nothing is queued anywhere, and a settled rank may
+// still answer what arrives. Rank r stays unsettled and silent for r + 2
+// rounds, then pushes one message to each neighbour and settles; every
+// message is answered, also by ranks that settled long before.
+TEST(Exchange, QuiescenceKeepsAPhaseOpenForUnsettledRanks) {
+  const Comm& comm = world();
+  const int p = comm.size(), me = comm.rank();
+  Neighborhood nb;
+  nb.ranks = neighbours_of(me, p, false);
+  nb.capacity.assign(nb.ranks.size(), 2);
+  for (const std::string& model : variants()) {
+    std::unique_ptr<Exchange> ex = make_variant(model, comm, nb);
+    const std::string base = model.substr(0, model.find(':'));
+    EXPECT_EQ(ex->detects_quiescence(), base == "rma" || base == "ncl" || base == "ncl-combined")
+        << model;
+    if (!ex->detects_quiescence()) continue;
+    for (int phase = 0; phase < 3; ++phase) {
+      std::uint64_t originals = 0, replies = 0;
+      auto handle = [&](int from, const Message& m) {
+        if (m.second == 0) {
+          ++originals;
+          ex->push(from, Message{m.first, 1});
+        } else {
+          ++replies;
+        }
+      };
+      const double deadline = MPI_Wtime() + 60;
+      for (int round = 0;; ++round) {
+        if (round == me + 2)
+          for (size_t i = 0; i < nb.ranks.size(); ++i)
+            ex->push(static_cast<int>(i), Message{static_cast<std::uint64_t>(me), 0});
+        ex->evoke();
+        ex->process(handle);
+        if (ex->done(round >= me + 2)) break;
+        ASSERT_LT(MPI_Wtime(), deadline) << model << ": phase " << phase << " does not end";
+      }
+      EXPECT_EQ(originals, nb.ranks.size()) << model << " phase " << phase << " rank " << me;
+      EXPECT_EQ(replies, nb.ranks.size()) << model << " phase " << phase << " rank " << me;
+    }
+  }
+}
+
 // ncl-combined forms friend groups only with enough ranks (registered at 8
 // ranks as well): the contract must hold over a combining plan.
 TEST(Exchange, NclCombinedOnCompleteGraphs) {
