@@ -119,7 +119,8 @@ void print_profiles(const Comm& comm, const std::vector<ModelRun>& runs) {
     out += fmt::format("\n{} over {}: where the time goes (round 0 = {}; max over ranks)\n",
                        r.algorithm, r.model,
                        r.algorithm == "ld" ? "FINDMATE of every owned vertex"
-                                           : "local Suitor of every owned vertex");
+                                           : "local Suitor of every owned vertex, or its "
+                                             "first time slice when run in slices");
     out +=
         fmt::format("{:>15} {:>11} {:>10} {:>11}\n", "rounds", "messages", "comm_s", "compute_s");
     for (const auto& b : r.result.profile["buckets"])

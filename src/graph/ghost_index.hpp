@@ -27,6 +27,18 @@ class SortedIdIndex {
   // ids[0, n): sorted, distinct, all in [first, first + count).
   SortedIdIndex(const vid_t* ids, std::size_t n, vid_t first, vid_t count);
 
+  // Prefetches for find(id): the bucket entries (stage 0), then, once they
+  // are in cache, the ids they delimit (stage 1).
+  void prefetch(vid_t id, int stage) const {
+    const vid_t offset = id - first_;
+    if (offset >= count_) return;
+    const std::size_t* bucket = buckets_.data() + (offset >> shift_);
+    if (stage == 0)
+      __builtin_prefetch(bucket);
+    else
+      __builtin_prefetch(ids_ + bucket[0]);
+  }
+
   // The position of `id` in the run, or kMissing.
   std::size_t find(vid_t id) const {
     const vid_t offset = id - first_;
@@ -49,6 +61,11 @@ class SortedIdIndex {
 class GhostIndex {
  public:
   explicit GhostIndex(const DistGraph& g);
+
+  // Prefetches for local(index, global), in two stages (SortedIdIndex::prefetch).
+  void prefetch(int index, vid_t global, int stage) const {
+    ranges_[static_cast<std::size_t>(index)].ghosts.prefetch(global, stage);
+  }
 
   // Local id of ghost `global`, owned by neighbour `index` of the ghost
   // relation; fails (gc::Error, "internal: ...") if it is no ghost of that rank.

@@ -186,6 +186,33 @@ TEST(Match, BoundedBuffersEqualSerialGreedy) {
     }
 }
 
+// Over the round-based models Suitor proposes in time slices between rounds,
+// answering what arrives in between. With the shortest slice (64 vertices a
+// round) proposals, answers and displacements interleave across many rounds,
+// alone and with the tightest buffers, and the result stays the greedy one.
+TEST(Match, SuitorInSlicesEqualsSerialGreedy) {
+  const Comm& comm = world();
+  for (const char* spec : {"rmat:11", "er:3000,d=6", "rgg:4000"}) {
+    const DistGraph g = load(spec);
+    const std::vector<vid_t> reference =
+        serial_greedy(g.global_vertex_count(), test::gather_edges(comm, g));
+    for (const std::string model : {"rma", "ncl", "ncl-combined"})
+      for (std::uint64_t bound : {Neighborhood::kDefaultRoundMessages, std::uint64_t{1}}) {
+        const std::string where = fmt::format("{} over {} (round_messages {})", spec, model, bound);
+        const match::MatchResult r = match::match(comm, g, model, "suitor", bound, 0.0);
+        ASSERT_EQ(gather_mates(comm, g, r.mate), reference) << where;
+        EXPECT_EQ(match::check_matching(comm, g, r.mate).message, "OK") << where;
+        expect_suitor_traffic(g, r, where);
+        if (comm.size() == 1) continue;
+        // One phase, of at least one round per 64 vertices of the largest range.
+        EXPECT_EQ(r.phases, 1u) << where;
+        lid_t most = 0;
+        for (int q = 0; q < comm.size(); ++q) most = std::max(most, g.distribution().count(q));
+        EXPECT_GE(r.rounds, most / 64) << where;
+      }
+  }
+}
+
 TEST(Match, SmallDatasetsEqualSerialGreedy) {
   const std::string dir = GRAPHCOMM_DATASETS;
   for (const char* file : {"ash292.mtx.gz", "dwt_193.mtx.gz", "Journals.mtx.gz",

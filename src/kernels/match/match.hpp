@@ -21,7 +21,8 @@ struct MatchResult {
   double weight = 0;        // global, each matched edge once
   std::uint64_t cardinality = 0;
   std::uint64_t rounds = 0;  // iterations of the evoke/process loop (max over ranks)
-  std::uint64_t phases = 0;  // exchange phases (ld: 1; suitor: one per superstep, 0 at 1 rank)
+  std::uint64_t phases = 0;  // exchange phases (ld: 1; suitor: 1 in slices, else one per
+                             // superstep; 0 at 1 rank)
   double seconds = 0;        // matching time, max over ranks
   double setup_seconds = 0;  // exchange setup (topology, window), max over ranks
   double comm_seconds = 0;   // time in evoke/done (max over ranks)
@@ -36,10 +37,14 @@ const std::vector<std::string>& matching_algorithms();
 
 // Collective: runs the matching on g with the named algorithm over the named
 // model (exchange_models()); round_messages bounds the exchange's buffers
-// (Neighborhood::round_messages; 0: unbounded).
+// (Neighborhood::round_messages; 0: unbounded). suitor_slice_seconds: over
+// the round-based models Suitor proposes in time slices between rounds (see
+// suitor.cpp); negative: chosen from the graph's size, 0: 64 vertices a
+// round (tests).
 MatchResult match(const Comm& comm, const DistGraph& g, const std::string& model,
                   const std::string& algorithm = "ld",
-                  std::uint64_t round_messages = Neighborhood::kDefaultRoundMessages);
+                  std::uint64_t round_messages = Neighborhood::kDefaultRoundMessages,
+                  double suitor_slice_seconds = -1);
 
 // Verification against an independent serial computation on rank 0.
 struct CheckReport {

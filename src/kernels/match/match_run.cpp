@@ -53,18 +53,22 @@ void MatchRun::record() {
 
 void MatchRun::run_phase(const std::function<void(int, const Message&)>& handle,
                          const std::function<bool()>& settled) {
-  while (true) {
-    const double t0 = MPI_Wtime();
-    ex_->evoke();
-    const double t1 = MPI_Wtime();
-    ex_->process(handle);
-    const double t2 = MPI_Wtime();
-    const bool done = ex_->done(settled());
-    const double t3 = MPI_Wtime();
-    add_comm((t1 - t0) + (t3 - t2));
-    record();
-    if (done) return;
+  while (!run_round(handle, settled)) {
   }
+}
+
+bool MatchRun::run_round(const std::function<void(int, const Message&)>& handle,
+                         const std::function<bool()>& settled) {
+  const double t0 = MPI_Wtime();
+  ex_->evoke();
+  const double t1 = MPI_Wtime();
+  ex_->process(handle);
+  const double t2 = MPI_Wtime();
+  const bool done = ex_->done(settled());
+  const double t3 = MPI_Wtime();
+  add_comm((t1 - t0) + (t3 - t2));
+  record();
+  return done;
 }
 
 MatchResult MatchRun::finish(std::vector<vid_t> mate, std::uint64_t phases) {
@@ -115,12 +119,14 @@ const std::vector<std::string>& matching_algorithms() {
 }
 
 MatchResult match(const Comm& comm, const DistGraph& g, const std::string& model,
-                  const std::string& algorithm, std::uint64_t round_messages) {
+                  const std::string& algorithm, std::uint64_t round_messages,
+                  double suitor_slice_seconds) {
   if (algorithm != "ld" && algorithm != "suitor")
     fail(fmt::format("unknown matching algorithm '{}' ({})", algorithm,
                      fmt::join(matching_algorithms(), " or ")));
   MatchRun run(comm, g, model, round_messages);
-  MatchResult result = algorithm == "ld" ? run_locally_dominant(g, run) : run_suitor(comm, g, run);
+  MatchResult result = algorithm == "ld" ? run_locally_dominant(g, run)
+                                         : run_suitor(comm, g, run, suitor_slice_seconds);
   result.algorithm = algorithm;
   return result;
 }

@@ -36,6 +36,9 @@ class MatchRun {
   // done(settled()) until done; each iteration is a round.
   void run_phase(const std::function<void(int, const Message&)>& handle,
                  const std::function<bool()>& settled);
+  // One such iteration (a round); true once the phase is done.
+  bool run_round(const std::function<void(int, const Message&)>& handle,
+                 const std::function<bool()>& settled);
   // A collective of the algorithm's own, counted as communication time of
   // the next round (or of the last one, if none follows).
   void add_comm(double seconds) { pending_comm_ += seconds; }
@@ -58,6 +61,6 @@ class MatchRun {
 
 // The algorithms, on a started run; each returns its result through finish().
 MatchResult run_locally_dominant(const DistGraph& g, MatchRun& run);
-MatchResult run_suitor(const Comm& comm, const DistGraph& g, MatchRun& run);
+MatchResult run_suitor(const Comm& comm, const DistGraph& g, MatchRun& run, double slice_seconds);
 
 }  // namespace gc::match

@@ -42,11 +42,20 @@
 // each, with the kind, in the first word; the weight in the second): a rank
 // may own at most 2^31 - 1 vertices.
 //
-// Termination, within the exchange's contract (a settled rank pushes nothing
-// more in the phase, whatever arrives): supersteps. In superstep k a rank
-// first finishes all its local work (proposals among owned vertices run to
-// completion without messages; to ghosts they are pushed), then a global sum
-// of what it pushed decides: zero everywhere means nothing is in flight and no
+// Termination. Over the round-based models (rma, ncl, ncl-combined), whose
+// done() detects quiescence (Exchange::detects_quiescence: the phase ends
+// once nothing is queued anywhere and every rank is settled), in slices: one
+// phase, in which before every round a rank answers what the last round
+// brought and then proposes for one time slice more of round 0 (a proposal
+// among owned vertices runs to completion without messages; to a ghost it is
+// pushed), settled once round 0 is over and nothing is left to answer. So
+// the neighbours answer the first proposals while this rank still proposes,
+// and a rank with less of round 0 answers instead of waiting. rmat:20 at 2
+// ranks, ncl: 0.135 s against 0.165 s in supersteps; ego-Twitter (block
+// ranges) 12 ms against 16.5 ms. Over the other models, where a settled rank
+// pushes nothing more in the phase whatever arrives: supersteps. In
+// superstep k a rank first finishes all its local work, then a global sum of
+// what it pushed decides: zero everywhere means nothing is in flight and no
 // work is left, the matching is final. Otherwise the ranks run one exchange
 // phase, settled from the start (everything was pushed before it), keeping
 // what arrives; after done() they answer it (the answers and the proposals of
@@ -120,16 +129,36 @@ class DistributedSuitor {
 
   // Round 0: every owned vertex proposes (its displaced suitors in turn).
   void propose_all() {
-    for (lid_t u = 0; u < owned_; ++u) propose(u);
+    for (; next_ < owned_; ++next_) propose(next_);
   }
+
+  // Part of round 0: the next owned vertices propose until `deadline` (the
+  // clock read every kSliceCheck vertices).
+  void propose_until(double deadline) {
+    constexpr lid_t kSliceCheck = 64;
+    while (next_ < owned_) {
+      const lid_t end = std::min(owned_, next_ + kSliceCheck);
+      for (; next_ < end; ++next_) propose(next_);
+      if (MPI_Wtime() >= deadline) return;
+    }
+  }
+
+  // No work of its own left: every owned vertex has proposed and what
+  // arrived is answered.
+  bool idle() const { return next_ == owned_ && inbox_.empty(); }
 
   // During a phase: keep what arrives, to answer once the phase is over.
   void receive(int from_index, const Message& m) { inbox_.push_back({from_index, m}); }
 
-  // Between phases: answer what arrived; pushes what superstep k+1 sends.
+  // Between phases (or rounds): answer what arrived; pushes what the next
+  // superstep (or round) sends.
   void answer() {
     order_by_receiver();
-    for (const auto& [from_index, m] : inbox_) {
+    const std::size_t n = inbox_.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i + kAhead < n) prefetch(inbox_[i + kAhead], 0);
+      if (i + kAhead / 2 < n) prefetch(inbox_[i + kAhead / 2], 1);
+      const auto& [from_index, m] = inbox_[i];
       const vid_t sender =
           neighbor_first_[static_cast<size_t>(from_index)] + (m.first >> kOffsetBits & kOffsetMask);
       const lid_t ghost = ghost_index_.local(from_index, sender);
@@ -142,6 +171,30 @@ class DistributedSuitor {
         refused(v, ghost, w);
     }
     inbox_.clear();
+  }
+
+  // Answering reads at random (the receiver's suitor and row, the sender's
+  // ghost-index entry), so the messages kAhead ahead are prefetched in two
+  // stages: at kAhead what the message names, at kAhead / 2 what that
+  // points to (the receiver's row, read by the rescan after a REJECT or
+  // DISPLACED; the ghost ids of the sender's bucket). rmat:20 at 2 ranks:
+  // answering 10-13% faster.
+  static constexpr std::size_t kAhead = 32;
+  void prefetch(const std::pair<int, Message>& entry, int stage) const {
+    const Message& m = entry.second;
+    const lid_t v = m.first & kOffsetMask;
+    if (v >= owned_) return;
+    const vid_t sender =
+        neighbor_first_[static_cast<size_t>(entry.first)] + (m.first >> kOffsetBits & kOffsetMask);
+    ghost_index_.prefetch(entry.first, sender, stage);
+    if (stage == 0) {
+      __builtin_prefetch(&suitor_[v]);
+      __builtin_prefetch(&proposal_[v]);
+      __builtin_prefetch(offsets_ + v);
+    } else if (m.first >> kKindShift != PROPOSE) {
+      __builtin_prefetch(weights_ + offsets_[v]);
+      __builtin_prefetch(targets_ + offsets_[v]);
+    }
   }
 
   // Counting sort of the inbox by receiving vertex, in blocks of 2^kBlockBits
@@ -313,20 +366,25 @@ class DistributedSuitor {
   std::vector<std::pair<int, Message>> inbox_, sorted_inbox_;
   std::vector<std::size_t> count_;
   std::uint64_t pushed_ = 0;
+  lid_t next_ = 0;  // round 0: the next owned vertex to propose
 };
 
-}  // namespace
+// One phase of rounds; before each round, answer what the last one brought
+// and propose for `slice` seconds more of round 0.
+MatchResult in_slices(DistributedSuitor& kernel, MatchRun& run, double slice) {
+  kernel.propose_until(MPI_Wtime() + slice);
+  run.end_local_phase();  // round 0: the first slice
+  const auto keep = [&](int from, const Message& m) { kernel.receive(from, m); };
+  while (!run.run_round(keep, [&] { return kernel.idle(); })) {
+    kernel.answer();
+    kernel.propose_until(MPI_Wtime() + slice);
+  }
+  return run.finish(kernel.mates(), 1);
+}
 
-MatchResult run_suitor(const Comm& comm, const DistGraph& g, MatchRun& run) {
-  // Every rank sees the same distribution, so all agree on this error.
-  const Distribution& dist = g.distribution();
-  for (int r = 0; r < dist.ranks(); ++r)
-    if (dist.count(r) > kOffsetMask)
-      fail_everywhere(fmt::format(
-          "suitor: rank {} owns {} vertices, more than its messages can name (2^31 - 1); use more "
-          "ranks or --algorithm ld",
-          r, dist.count(r)));
-  DistributedSuitor kernel(g, run.exchange());
+// Round 0 whole, then one phase per superstep until a global sum of what was
+// pushed is zero.
+MatchResult in_supersteps(const Comm& comm, DistributedSuitor& kernel, MatchRun& run) {
   kernel.propose_all();
   run.end_local_phase();  // round 0: every owned vertex proposed
   std::uint64_t phases = 0;
@@ -341,6 +399,29 @@ MatchResult run_suitor(const Comm& comm, const DistGraph& g, MatchRun& run) {
     kernel.answer();
   }
   return run.finish(kernel.mates(), phases);
+}
+
+}  // namespace
+
+MatchResult run_suitor(const Comm& comm, const DistGraph& g, MatchRun& run, double slice_seconds) {
+  // Every rank sees the same distribution, so all agree on this error.
+  const Distribution& dist = g.distribution();
+  for (int r = 0; r < dist.ranks(); ++r)
+    if (dist.count(r) > kOffsetMask)
+      fail_everywhere(fmt::format(
+          "suitor: rank {} owns {} vertices, more than its messages can name (2^31 - 1); use more "
+          "ranks or --algorithm ld",
+          r, dist.count(r)));
+  DistributedSuitor kernel(g, run.exchange());
+  if (comm.size() > 1 && run.exchange().detects_quiescence()) {
+    // About 32 slices of round 0 (at about 5 ns an edge here), at least
+    // 0.5 ms each: a round costs tens of microseconds.
+    const double edges_per_rank = 2.0 * static_cast<double>(g.global_edge_count()) / comm.size();
+    return in_slices(
+        kernel, run,
+        slice_seconds >= 0 ? slice_seconds : std::max(0.5e-3, edges_per_rank * 5e-9 / 32));
+  }
+  return in_supersteps(comm, kernel, run);
 }
 
 }  // namespace gc::match
