@@ -147,7 +147,8 @@ class DistributedSuitor {
   // arrived is answered.
   bool idle() const { return next_ == owned_ && inbox_.empty(); }
 
-  // During a phase: keep what arrives, to answer once the phase is over.
+  // During a phase: keep what arrives, to answer once the phase (in slices:
+  // the round) is over.
   void receive(int from_index, const Message& m) { inbox_.push_back({from_index, m}); }
 
   // Between phases (or rounds): answer what arrived; pushes what the next
