@@ -160,10 +160,8 @@ class DistributedSuitor {
       if (i + kAhead < n) prefetch(inbox_[i + kAhead], 0);
       if (i + kAhead / 2 < n) prefetch(inbox_[i + kAhead / 2], 1);
       const auto& [from_index, m] = inbox_[i];
-      const vid_t sender =
-          neighbor_first_[static_cast<size_t>(from_index)] + (m.first >> kOffsetBits & kOffsetMask);
-      const lid_t ghost = ghost_index_.local(from_index, sender);
-      const lid_t v = m.first & kOffsetMask;
+      const lid_t ghost = ghost_index_.local(from_index, sender_of(from_index, m));
+      const lid_t v = receiver_of(m);
       if (v >= owned_) fail(fmt::format("internal: suitor message for local vertex {}", v));
       const weight_t w = std::bit_cast<weight_t>(m.second);
       if (m.first >> kKindShift == PROPOSE)
@@ -172,6 +170,13 @@ class DistributedSuitor {
         refused(v, ghost, w);
     }
     inbox_.clear();
+  }
+
+  // A message's receiving vertex (a local id here), and its sender's global id.
+  static lid_t receiver_of(const Message& m) { return m.first & kOffsetMask; }
+  vid_t sender_of(int from_index, const Message& m) const {
+    return neighbor_first_[static_cast<size_t>(from_index)] +
+           (m.first >> kOffsetBits & kOffsetMask);
   }
 
   // Answering reads at random (the receiver's suitor and row, the sender's
@@ -183,11 +188,9 @@ class DistributedSuitor {
   static constexpr std::size_t kAhead = 32;
   void prefetch(const std::pair<int, Message>& entry, int stage) const {
     const Message& m = entry.second;
-    const lid_t v = m.first & kOffsetMask;
+    const lid_t v = receiver_of(m);
     if (v >= owned_) return;
-    const vid_t sender =
-        neighbor_first_[static_cast<size_t>(entry.first)] + (m.first >> kOffsetBits & kOffsetMask);
-    ghost_index_.prefetch(entry.first, sender, stage);
+    ghost_index_.prefetch(entry.first, sender_of(entry.first, m), stage);
     if (stage == 0) {
       __builtin_prefetch(&suitor_[v]);
       __builtin_prefetch(&proposal_[v]);
@@ -208,12 +211,11 @@ class DistributedSuitor {
     if (inbox_.size() < 4096) return;
     const std::size_t blocks = (static_cast<std::size_t>(owned_) >> kBlockBits) + 1;
     count_.assign(blocks + 1, 0);
-    for (const auto& entry : inbox_)
-      ++count_[((entry.second.first & kOffsetMask) >> kBlockBits) + 1];
+    for (const auto& entry : inbox_) ++count_[(receiver_of(entry.second) >> kBlockBits) + 1];
     for (std::size_t b = 1; b <= blocks; ++b) count_[b] += count_[b - 1];
     sorted_inbox_.resize(inbox_.size());
     for (const auto& entry : inbox_)
-      sorted_inbox_[count_[(entry.second.first & kOffsetMask) >> kBlockBits]++] = entry;
+      sorted_inbox_[count_[receiver_of(entry.second) >> kBlockBits]++] = entry;
     inbox_.swap(sorted_inbox_);
   }
 
