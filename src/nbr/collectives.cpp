@@ -46,10 +46,11 @@ Collectives::Collectives(MPI_Comm comm, const PlanOptions& options) : user_(comm
   plan_ = build_plan(comm, options);
 }
 
-// The library's own call: where no group formed, or for datatypes that are
-// not contiguous.
+// The library's own call: where no group formed and no neighbour repeats,
+// or for datatypes that are not contiguous.
 bool Collectives::library(MPI_Datatype sendtype, MPI_Datatype recvtype) const {
-  return !plan_.combines_anywhere || !contiguous(sendtype) || !contiguous(recvtype);
+  return (!plan_.combines_anywhere && !plan_.repeats_anywhere) || !contiguous(sendtype) ||
+         !contiguous(recvtype);
 }
 
 void Collectives::begin(Request& r, bool shared_send, bool uniform, FriendSizes* sizes) {

@@ -71,6 +71,11 @@ std::map<int, int> first_positions(const std::vector<int>& list, int me) {
   return out;
 }
 
+bool has_repeats(std::vector<int> list) {
+  std::sort(list.begin(), list.end());
+  return std::adjacent_find(list.begin(), list.end()) != list.end();
+}
+
 // Each rank sends `send[d]` to rank `to[d]` and receives one list from each
 // of `from` (any length): a sparse exchange on a private communicator.
 std::vector<std::vector<int>> exchange_lists(MPI_Comm comm, int tag, const std::vector<int>& to,
@@ -224,6 +229,9 @@ Plan build_plan(MPI_Comm user_comm, const PlanOptions& options) {
   const int theta = options.theta > 0 ? options.theta : k_min + 1;
   MPI_Comm comm;
   MPI_Comm_dup(user_comm, &comm);
+  int repeats = has_repeats(plan.topology.sources) || has_repeats(plan.topology.destinations);
+  MPI_Allreduce(MPI_IN_PLACE, &repeats, 1, MPI_INT, MPI_MAX, comm);
+  plan.repeats_anywhere = repeats != 0;
   int me = 0;
   MPI_Comm_rank(comm, &me);
   const std::vector<int> node = options.mode == Mode::aware

@@ -83,6 +83,11 @@ struct Plan {
   // Some group formed on some rank (the same on every rank): else every
   // call is the MPI library's own, which costs nothing extra.
   bool combines_anywhere = false;
+  // Some rank's lists repeat a neighbour (the same on every rank). MPI-4.1
+  // section 8.6 pairs the j-th copy of an edge with the j-th; MPICH 4.0's
+  // neighbour collectives pair repeated self-loops in reverse, so such
+  // topologies never fall back to the library's call.
+  bool repeats_anywhere = false;
 };
 
 // Collective over `comm` (a distributed-graph communicator).

@@ -4,8 +4,8 @@
 // MPI_Neighbor_alltoall(v) and their MPI_Ineighbor_* forms. On the first call
 // on a distributed-graph communicator it builds that communicator's plan
 // (collective, as the call is) and caches it on the communicator as an
-// attribute, freed with it; where no friend group formed on any rank, the
-// library's own call runs. Settings, read once:
+// attribute, freed with it; where no friend group formed on any rank and no
+// rank lists a neighbour twice, the library's own call runs. Settings, read once:
 //   GRAPHCOMM_NBR_OFF=1            every call is the library's own
 //   GRAPHCOMM_NBR_K=2|3|4|auto     group size (default auto)
 //   GRAPHCOMM_NBR_THETA=T          least common neighbours (default k+1)
@@ -64,7 +64,8 @@ struct Inside {
   ~Inside() { inside = false; }
 };
 
-// What a communicator's cache holds: the plan (null when nothing combines)
+// What a communicator's cache holds: the plan (null when the library's own
+// call serves: nothing combines and no neighbour repeats)
 // and the figures to report.
 struct Cached {
   std::unique_ptr<Collectives> collectives;
@@ -108,7 +109,8 @@ int keyval() {
 }
 
 // The plan of `comm` (built on first use), or null: off, inside our own
-// calls, not a distributed graph, or no group formed on any rank.
+// calls, not a distributed graph, or no group formed and no neighbour repeats
+// on any rank.
 Collectives* plan_for(MPI_Comm comm) {
   if (inside || settings().off) return nullptr;
   int kind = MPI_UNDEFINED;
@@ -121,7 +123,9 @@ Collectives* plan_for(MPI_Comm comm) {
     Inside guard;
     auto c = std::make_unique<Cached>();
     c->collectives = std::make_unique<Collectives>(comm, settings().options);
-    if (c->collectives->plan().figures.steps == 0) c->collectives.reset();  // the same everywhere
+    const gc::nbr::Plan& plan = c->collectives->plan();
+    if (plan.figures.steps == 0 && !plan.repeats_anywhere)  // the same everywhere
+      c->collectives.reset();
     live().push_back(c.get());
     value = c.release();
     PMPI_Comm_set_attr(comm, keyval(), value);
