@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Benchmark of the message-matching engines (graphcomm mq replay): every
 engine on synthetic traces -- many-to-one (the FDS-like extreme case of the
-partner-queue study) at 64, 256 and 1024 simulated ranks, the long-queue
+partner-queue study) at 64, 256 and 1024 simulated ranks and, at the
+largest, with heavier and lighter heavy senders (the skew sweep), the long-queue
 microbenchmark (depth) and wildcard mixes -- and optionally on real traces
 recorded with the tracer. Prints one table (per workload and engine: median
 and spread of the time per matching operation over the repetitions, mean
 elements traversed per PRQ and UMQ search, partner queues, memory overhead,
 speedup over linked-list) and writes every run as JSON.
 
-    bench/mq.py [--ranks 64 256 1024] [--messages 4] [--depths 1024 8192]
+    bench/mq.py [--ranks 64 256 1024] [--heavy-factors 8 128 512] [--messages 4]
+                [--depths 1024 8192]
                 [--wildcard-ranks 256] [--repeat 5] [--passes 5]
                 [--traces DIR ...] [--out bench/results/mq.json]
 
@@ -22,6 +24,7 @@ one run.
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -46,6 +49,13 @@ def workloads(args, tmp):
     for n in args.ranks:
         out.append((f"many-to-one/{n}", ["many-to-one", "--ranks", str(n), "--messages",
                                          str(args.messages), "--seed", str(args.seed)]))
+    # The skew sweep: how much of rank 0's queue the heavy senders bring
+    # decides what partner queues can cut (see skew_verdicts).
+    for factor in args.heavy_factors:
+        n = max(args.ranks)
+        out.append((f"many-to-one/{n}/x{factor}",
+                    ["many-to-one", "--ranks", str(n), "--messages", str(args.messages),
+                     "--heavy-factor", str(factor), "--seed", str(args.seed)]))
     for d in args.depths:
         out.append((f"depth/{d}", ["depth", "--depth", str(d), "--ranks", "64"]))
     for f in args.wildcard_fractions:
@@ -56,10 +66,10 @@ def workloads(args, tmp):
     for name, synth in out:
         directory = os.path.join(tmp, name.replace("/", "_"))
         print(f"bench: synth {name}", file=sys.stderr, flush=True)
-        graphcomm(args.graphcomm, ["mq", "synth"] + synth + ["--output", directory])
-        made.append((name, [directory], synth))
+        said = graphcomm(args.graphcomm, ["mq", "synth"] + synth + ["--output", directory])
+        made.append((name, [directory], synth, said.splitlines()[0]))
     for t in args.traces:
-        made.append((f"trace:{os.path.basename(os.path.normpath(t))}", [t], None))
+        made.append((f"trace:{os.path.basename(os.path.normpath(t))}", [t], None, None))
     if args.record:
         made += record(args, tmp)
     return made
@@ -106,7 +116,7 @@ def record(args, tmp):
         if proc.returncode != 0:
             print(f"bench: tracing {name} failed: {proc.stderr[-500:]}", file=sys.stderr)
             continue
-        made.append((f"{name}/{n}", [out], None))
+        made.append((f"{name}/{n}", [out], None, None))
     return made
 
 
@@ -157,6 +167,46 @@ def print_queue_lengths(results):
         w["queue_lengths"] = q
 
 
+def skew_verdicts(results):
+    """Many-to-one: the light senders' share of the messages against what the
+    partner engines cut (the issue's target: 20x shorter searches and time
+    than linked-list). A light sender's receive searches the non-partner
+    queue, which holds the light share s of rank 0's queue, so the cut on
+    those receives is about 1/s; heavy senders' receives add what
+    linked-list spends finding their first message (little, for large
+    factors)."""
+    print("\nmany-to-one: light senders' share of the messages against the cut "
+          "(linked-list / engine; target 20x)")
+    print(f"{'workload':<22} {'light_share':>11} {'1/s':>7} {'engine':<16} {'search_cut':>10} "
+          f"{'time_cut':>9} {'mem_B':>7}  verdict")
+    for w in results:
+        if not w["workload"].startswith("many-to-one"):
+            continue
+        m = re.search(r"many-to-one: (\d+) senders \((\d+) heavy, (\d+) messages a step\)",
+                      w["description"] or "")
+        if not m:
+            continue
+        senders, heavy, factor = (int(x) for x in m.groups())
+        light_share = (senders - heavy) / (senders - heavy + heavy * factor)
+        rows = {r["engine"]: r for r in w["engines"]}
+        ll = rows.get("linked-list")
+        if not ll:
+            continue
+        for engine in ("partner-static", "partner-dynamic", "partner-vectors"):
+            r = rows.get(engine)
+            if not r or r["umq_mean"] <= 0:
+                continue
+            search_cut = ll["umq_mean"] / r["umq_mean"]
+            time_cut = r["speedup"] or 0.0
+            verdict = "met" if search_cut >= 20 and time_cut >= 20 else "not met"
+            print(f"{w['workload']:<22} {light_share:>11.3f} {1 / light_share:>7.1f} "
+                  f"{engine:<16} {search_cut:>10.1f} {time_cut:>9.1f} {r['memory_max']:>7}  "
+                  f"{verdict}")
+            w.setdefault("skew", {})[engine] = {
+                "light_share": light_share, "search_cut": search_cut, "time_cut": time_cut,
+                "verdict": verdict}
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -164,6 +214,9 @@ def main():
     p.add_argument("--ranks", type=int, nargs="*", default=[64, 256, 1024],
                    help="many-to-one: simulated ranks")
     p.add_argument("--messages", type=int, default=4, help="steps of many-to-one and wildcard")
+    p.add_argument("--heavy-factors", type=int, nargs="*", default=[8, 128, 512],
+                   help="many-to-one at the largest --ranks with these heavy factors "
+                        "(messages a step of a heavy sender; the default workload's is 32)")
     p.add_argument("--depths", type=int, nargs="*", default=[1024, 8192])
     p.add_argument("--wildcard-ranks", type=int, default=256)
     p.add_argument("--wildcard-fractions", type=float, nargs="*", default=[0.1, 0.5])
@@ -182,9 +235,9 @@ def main():
 
     with tempfile.TemporaryDirectory(prefix="gc-bench-mq-") as tmp:
         loads = workloads(args, tmp)
-        runs = {name: [] for name, _, _ in loads}
+        runs = {name: [] for name, *_ in loads}
         for rep in range(args.repeat):
-            for name, traces, _ in loads:
+            for name, traces, *_ in loads:
                 print(f"bench: repetition {rep + 1}/{args.repeat}: {name}", file=sys.stderr,
                       flush=True)
                 runs[name].append(replay(args, traces, os.path.join(tmp, "r.json")))
@@ -193,11 +246,12 @@ def main():
           f"{'prq_mean':>9} {'umq_mean':>9} {'umq_max':>8} {'partners':>8} {'ext_%':>6} "
           f"{'mem_B':>8}  check")
     results = []
-    for name, traces, synth in loads:
+    for name, traces, synth, description in loads:
         rows = summarize(runs[name])
         trace = runs[name][0]["trace"]
         results.append({"workload": name, "synth": synth, "traces": traces if not synth else None,
-                        "trace": trace, "engines": rows, "runs": runs[name]})
+                        "description": description, "trace": trace, "engines": rows,
+                        "runs": runs[name]})
         for r in rows:
             speedup = f"{r['speedup']:.2f}" if r["speedup"] else "-"
             print(f"{name:<22} {r['engine']:<15} {r['median_ns']:>9.1f} {r['spread_ns']:>8.1f} "
@@ -206,6 +260,7 @@ def main():
                   f"{r['check']}")
         sys.stdout.flush()
     print_queue_lengths(results)
+    skew_verdicts(results)
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out + ".tmp", "w") as f:
         json.dump({"repeat": args.repeat, "passes": args.passes, "workloads": results}, f,
