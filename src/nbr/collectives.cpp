@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <memory>
 
 namespace gc::nbr {
@@ -37,6 +38,26 @@ std::uint64_t size_of(MPI_Datatype type) {
   return static_cast<std::uint64_t>(size);
 }
 
+// Whether the library's nonblocking neighbour alltoall (the fallback's
+// call) pairs repeated edges in list order, as MPI-4.1 section 8.6 says: on
+// its k-th edge to a destination every rank sends k, so the j-th copy of a
+// source in a receiver's list must bring j. MPICH 4.0 fails this on
+// repeated self-loops. Collective over `comm`.
+bool pairs_repeats_in_order(MPI_Comm comm, const Topology& t) {
+  std::map<int, int> sent, seen;
+  std::vector<int> send(std::max<size_t>(t.destinations.size(), 1)),
+      recv(std::max<size_t>(t.sources.size(), 1), -1);
+  for (size_t j = 0; j < t.destinations.size(); ++j) send[j] = sent[t.destinations[j]]++;
+  MPI_Request request;
+  MPI_Ineighbor_alltoall(send.data(), 1, MPI_INT, recv.data(), 1, MPI_INT, comm, &request);
+  MPI_Wait(&request, MPI_STATUS_IGNORE);
+  int in_order = 1;
+  for (size_t i = 0; i < t.sources.size(); ++i)
+    if (recv[i] != seen[t.sources[i]]++) in_order = 0;
+  MPI_Allreduce(MPI_IN_PLACE, &in_order, 1, MPI_INT, MPI_MIN, comm);
+  return in_order != 0;
+}
+
 }  // namespace
 
 Collectives::Collectives(MPI_Comm comm, const PlanOptions& options) : user_(comm) {
@@ -44,13 +65,13 @@ Collectives::Collectives(MPI_Comm comm, const PlanOptions& options) : user_(comm
   MPI_Comm_dup(comm, &dup);
   comm_ = Comm::adopt(dup);
   plan_ = build_plan(comm, options);
+  if (plan_.repeats_anywhere) library_in_order_ = pairs_repeats_in_order(user_, plan_.topology);
 }
 
-// The library's own call: where no group formed and no neighbour repeats,
-// or for datatypes that are not contiguous.
+// The library's own call: where it serves (library_serves), or for
+// datatypes that are not contiguous.
 bool Collectives::library(MPI_Datatype sendtype, MPI_Datatype recvtype) const {
-  return (!plan_.combines_anywhere && !plan_.repeats_anywhere) || !contiguous(sendtype) ||
-         !contiguous(recvtype);
+  return library_serves() || !contiguous(sendtype) || !contiguous(recvtype);
 }
 
 void Collectives::begin(Request& r, bool shared_send, bool uniform, FriendSizes* sizes) {

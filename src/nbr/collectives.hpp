@@ -9,7 +9,8 @@
 //
 // Blocks are moved as bytes: datatypes must be contiguous (a basic type or a
 // contiguous derived one); with any other datatype, and wherever no group
-// formed, the call is the MPI library's own, so results never depend on it.
+// formed, the call is the MPI library's own, so results never depend on it
+// (unless the library misorders repeated edges: see library_serves).
 #pragma once
 
 #include <mpi.h>
@@ -118,6 +119,11 @@ class Collectives {
 
   const Plan& plan() const { return plan_; }
   MPI_Comm user_comm() const { return user_; }
+  // Every call with contiguous datatypes is the library's own: no group
+  // formed, and the library pairs repeated edges in list order (checked
+  // once, where some rank lists a neighbour twice).
+  bool library_serves() const { return !plan_.combines_anywhere && library_in_order_; }
+  bool library_in_order() const { return library_in_order_; }
 
   void allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                  int recvcount, MPI_Datatype recvtype);
@@ -174,6 +180,7 @@ class Collectives {
   MPI_Comm user_;
   Comm comm_;
   Plan plan_;
+  bool library_in_order_ = true;
   std::uint64_t calls_ = 0;  // the same on every rank: collectives are called in order
   Request scratch_;          // the blocking calls'
 };

@@ -85,8 +85,8 @@ struct Plan {
   bool combines_anywhere = false;
   // Some rank's lists repeat a neighbour (the same on every rank). MPI-4.1
   // section 8.6 pairs the j-th copy of an edge with the j-th; MPICH 4.0's
-  // neighbour collectives pair repeated self-loops in reverse, so such
-  // topologies never fall back to the library's call.
+  // neighbour collectives pair repeated self-loops in reverse, so on such
+  // topologies Collectives checks the library before falling back to it.
   bool repeats_anywhere = false;
 };
 

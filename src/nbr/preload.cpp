@@ -4,8 +4,9 @@
 // MPI_Neighbor_alltoall(v) and their MPI_Ineighbor_* forms. On the first call
 // on a distributed-graph communicator it builds that communicator's plan
 // (collective, as the call is) and caches it on the communicator as an
-// attribute, freed with it; where no friend group formed on any rank and no
-// rank lists a neighbour twice, the library's own call runs. Settings, read once:
+// attribute, freed with it; where no friend group formed on any rank, the
+// library's own call runs (unless it misorders repeated edges, checked
+// once). Settings, read once:
 //   GRAPHCOMM_NBR_OFF=1            every call is the library's own
 //   GRAPHCOMM_NBR_K=2|3|4|auto     group size (default auto)
 //   GRAPHCOMM_NBR_THETA=T          least common neighbours (default k+1)
@@ -65,7 +66,7 @@ struct Inside {
 };
 
 // What a communicator's cache holds: the plan (null when the library's own
-// call serves: nothing combines and no neighbour repeats)
+// call serves)
 // and the figures to report.
 struct Cached {
   std::unique_ptr<Collectives> collectives;
@@ -109,8 +110,7 @@ int keyval() {
 }
 
 // The plan of `comm` (built on first use), or null: off, inside our own
-// calls, not a distributed graph, or no group formed and no neighbour repeats
-// on any rank.
+// calls, not a distributed graph, or the library's own call serves.
 Collectives* plan_for(MPI_Comm comm) {
   if (inside || settings().off) return nullptr;
   int kind = MPI_UNDEFINED;
@@ -123,9 +123,7 @@ Collectives* plan_for(MPI_Comm comm) {
     Inside guard;
     auto c = std::make_unique<Cached>();
     c->collectives = std::make_unique<Collectives>(comm, settings().options);
-    const gc::nbr::Plan& plan = c->collectives->plan();
-    if (plan.figures.steps == 0 && !plan.repeats_anywhere)  // the same everywhere
-      c->collectives.reset();
+    if (c->collectives->library_serves()) c->collectives.reset();  // the same everywhere
     live().push_back(c.get());
     value = c.release();
     PMPI_Comm_set_attr(comm, keyval(), value);
