@@ -109,9 +109,8 @@ void topology_lists(const Comm& comm, const NbrOptions& o, std::vector<int>& sou
 class Caller {
  public:
   Caller(MPI_Comm comm, const std::string& collective, std::uint64_t bytes, int me)
-      : comm_(comm), collective_(collective) {
-    const nbr::Topology t = nbr::topology_of(comm);
-    const size_t in = t.sources.size(), out = t.destinations.size();
+      : comm_(comm), collective_(collective), t_(nbr::topology_of(comm)) {
+    const size_t in = t_.sources.size(), out = t_.destinations.size();
     const int n = static_cast<int>(bytes);
     // Never empty: Open MPI refuses null arrays even for no neighbours.
     sendcounts_.assign(std::max<size_t>(out, 1), n);
@@ -193,16 +192,15 @@ class Caller {
   // section 8.6) by the non-overtaking rule. The reference where the
   // library's own neighbour collectives do not pair them so.
   void call_point_to_point() {
-    const nbr::Topology t = nbr::topology_of(comm_);
     const bool gather = collective_.starts_with("allgather");
     std::vector<MPI_Request> requests;
-    requests.reserve(t.sources.size() + t.destinations.size());
-    for (size_t i = 0; i < t.sources.size(); ++i)
-      MPI_Irecv(recv_.data() + rdispls_[i], recvcounts_[i], MPI_BYTE, t.sources[i], 0, comm_,
+    requests.reserve(t_.sources.size() + t_.destinations.size());
+    for (size_t i = 0; i < t_.sources.size(); ++i)
+      MPI_Irecv(recv_.data() + rdispls_[i], recvcounts_[i], MPI_BYTE, t_.sources[i], 0, comm_,
                 &requests.emplace_back());
-    for (size_t j = 0; j < t.destinations.size(); ++j)
+    for (size_t j = 0; j < t_.destinations.size(); ++j)
       MPI_Isend(send_.data() + (gather ? 0 : sdispls_[j]), gather ? n_ : sendcounts_[j], MPI_BYTE,
-                t.destinations[j], 0, comm_, &requests.emplace_back());
+                t_.destinations[j], 0, comm_, &requests.emplace_back());
     MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   }
 
@@ -212,6 +210,7 @@ class Caller {
  private:
   MPI_Comm comm_;
   std::string collective_;
+  nbr::Topology t_;
   int n_ = 0;
   std::vector<int> sendcounts_, sdispls_, recvcounts_, rdispls_;
   std::vector<char> send_, recv_;

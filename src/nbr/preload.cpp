@@ -66,8 +66,7 @@ struct Inside {
 };
 
 // What a communicator's cache holds: the plan (null when the library's own
-// call serves)
-// and the figures to report.
+// call serves) and the figures to report.
 struct Cached {
   std::unique_ptr<Collectives> collectives;
   std::uint64_t calls = 0;

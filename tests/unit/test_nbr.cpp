@@ -58,7 +58,8 @@ int value(int kind, int rank, size_t position, int element) {
 // order (MPI-4.1 section 8.6), computed here from the edge list alone.
 // (MPICH 4.0's blocking neighbour alltoall pairs duplicate self-loops in the
 // reverse order, so the alltoall results are checked against this, not
-// against the library; and nbr/ never hands such topologies to the library.)
+// against the library; nbr/ checks the library before handing it such
+// topologies.)
 std::vector<size_t> sender_positions(const Edges& edges, int me) {
   std::map<int, std::vector<size_t>> to_me;  // sender -> its positions of edges to me
   std::map<int, size_t> next_position;       // sender -> destinations seen so far
@@ -340,7 +341,7 @@ void check_topology(const Edges& edges, const std::string& name) {
       const nbr::PlanFigures& f = ours.plan().figures;
       EXPECT_EQ(f.default_messages, ours.plan().topology.destinations.size());
       EXPECT_EQ(ours.plan().repeats_anywhere, repeats)
-          << what << ": a repeated edge must keep the collectives off the library's call";
+          << what << ": a repeated edge must make the collectives check the library";
       // A member may send as many as before (m = k + 1 split 2/1 with k = 2);
       // a group always saves: m * n before, m + n * (n - 1) after.
       EXPECT_LE(f.messages, f.default_messages) << what;
