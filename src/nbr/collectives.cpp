@@ -38,22 +38,26 @@ std::uint64_t size_of(MPI_Datatype type) {
   return static_cast<std::uint64_t>(size);
 }
 
-// Whether the library's nonblocking neighbour alltoall (the fallback's
-// call) pairs repeated edges in list order, as MPI-4.1 section 8.6 says: on
-// its k-th edge to a destination every rank sends k, so the j-th copy of a
-// source in a receiver's list must bring j. MPICH 4.0 fails this on
-// repeated self-loops. Collective over `comm`.
+// Whether the library's neighbour alltoall, blocking and nonblocking (the
+// fallback calls both), pairs repeated edges in list order, as MPI-4.1
+// section 8.6 says: on its k-th edge to a destination every rank sends k, so
+// the j-th copy of a source in a receiver's list must bring j. MPICH 4.0
+// fails this on repeated self-loops. Collective over `comm`.
 bool pairs_repeats_in_order(MPI_Comm comm, const Topology& t) {
-  std::map<int, int> sent, seen;
+  std::map<int, int> sent;
   std::vector<int> send(std::max<size_t>(t.destinations.size(), 1)),
-      recv(std::max<size_t>(t.sources.size(), 1), -1);
+      blocking(std::max<size_t>(t.sources.size(), 1), -1), nonblocking(blocking);
   for (size_t j = 0; j < t.destinations.size(); ++j) send[j] = sent[t.destinations[j]]++;
+  MPI_Neighbor_alltoall(send.data(), 1, MPI_INT, blocking.data(), 1, MPI_INT, comm);
   MPI_Request request;
-  MPI_Ineighbor_alltoall(send.data(), 1, MPI_INT, recv.data(), 1, MPI_INT, comm, &request);
+  MPI_Ineighbor_alltoall(send.data(), 1, MPI_INT, nonblocking.data(), 1, MPI_INT, comm, &request);
   MPI_Wait(&request, MPI_STATUS_IGNORE);
   int in_order = 1;
-  for (size_t i = 0; i < t.sources.size(); ++i)
-    if (recv[i] != seen[t.sources[i]]++) in_order = 0;
+  std::map<int, int> seen;
+  for (size_t i = 0; i < t.sources.size(); ++i) {
+    const int j = seen[t.sources[i]]++;
+    if (blocking[i] != j || nonblocking[i] != j) in_order = 0;
+  }
   MPI_Allreduce(MPI_IN_PLACE, &in_order, 1, MPI_INT, MPI_MIN, comm);
   return in_order != 0;
 }
@@ -201,6 +205,11 @@ void Collectives::allgather(const void* sendbuf, int sendcount, MPI_Datatype sen
 void Collectives::allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                              void* recvbuf, const int recvcounts[], const int displs[],
                              MPI_Datatype recvtype) {
+  if (library(sendtype, recvtype)) {
+    MPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                            user_);
+    return;
+  }
   prepare_allgatherv(scratch_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
   scratch_.wait();
 }
@@ -216,6 +225,11 @@ void Collectives::alltoall(const void* sendbuf, int sendcount, MPI_Datatype send
 void Collectives::alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                             MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                             const int rdispls[], MPI_Datatype recvtype) {
+  if (library(sendtype, recvtype)) {
+    MPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                           recvtype, user_);
+    return;
+  }
   prepare_alltoallv(scratch_, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                     recvtype);
   scratch_.wait();
