@@ -67,6 +67,7 @@ std::string output_header(const Comm& comm, const LoadedGraph& loaded, const Bfs
       fmt::format("bfs {} on {} ranks ({}): |V| = {}, |E| = {}{}\n",
                   loaded.description["spec"].get<std::string>(), comm.size(), mpi_library_version(),
                   g.global_vertex_count(), g.global_edge_count(), ordering_note(loaded));
+  if (const std::string note = neighborhood_collectives_note(); !note.empty()) out += note + "\n";
   if (o.scale == 0)
     out +=
         "note: not a Kronecker graph of the specification: nedge counts the graph's "

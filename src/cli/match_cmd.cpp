@@ -72,6 +72,7 @@ void print_table(const Comm& comm, const LoadedGraph& loaded, const std::vector<
       loaded.description["spec"].get<std::string>(), comm.size(), mpi_library_version(),
       g.global_vertex_count(), g.global_edge_count(), loaded.seconds, ordering_note(loaded),
       loaded.description.value("process_edges", 0), loaded.description.value("process_dmax", 0));
+  if (const std::string note = neighborhood_collectives_note(); !note.empty()) out += note + "\n\n";
   out += fmt::format(
       "{:<6} {:<12} {:>9} {:>9} {:>9} {:>9} {:>16} {:>10} {:>7} {:>6} {:>11} {:>10} {:>10} {:>9} "
       "{:>9}  {}\n",

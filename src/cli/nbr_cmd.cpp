@@ -128,36 +128,34 @@ class Caller {
     const bool v = collective_.back() == 'v';
     const bool gather = collective_.starts_with("allgather");
     if (!ours) {
-      MPI_Request r = MPI_REQUEST_NULL;
+      NeighborRequest r;
       if (gather && !v) {
         if (nonblocking)
-          MPI_Ineighbor_allgather(send_.data(), n_, MPI_BYTE, recv_.data(), n_, MPI_BYTE, comm_,
-                                  &r);
+          ineighbor_allgather(send_.data(), n_, MPI_BYTE, recv_.data(), n_, MPI_BYTE, comm_, r);
         else
-          MPI_Neighbor_allgather(send_.data(), n_, MPI_BYTE, recv_.data(), n_, MPI_BYTE, comm_);
+          neighbor_allgather(send_.data(), n_, MPI_BYTE, recv_.data(), n_, MPI_BYTE, comm_);
       } else if (gather) {
         if (nonblocking)
-          MPI_Ineighbor_allgatherv(send_.data(), n_, MPI_BYTE, recv_.data(), recvcounts_.data(),
-                                   rdispls_.data(), MPI_BYTE, comm_, &r);
+          ineighbor_allgatherv(send_.data(), n_, MPI_BYTE, recv_.data(), recvcounts_.data(),
+                               rdispls_.data(), MPI_BYTE, comm_, r);
         else
-          MPI_Neighbor_allgatherv(send_.data(), n_, MPI_BYTE, recv_.data(), recvcounts_.data(),
-                                  rdispls_.data(), MPI_BYTE, comm_);
+          neighbor_allgatherv(send_.data(), n_, MPI_BYTE, recv_.data(), recvcounts_.data(),
+                              rdispls_.data(), MPI_BYTE, comm_);
       } else if (!v) {
         if (nonblocking)
-          MPI_Ineighbor_alltoall(send_.data(), n_, MPI_BYTE, recv_.data(), n_, MPI_BYTE, comm_, &r);
+          ineighbor_alltoall(send_.data(), n_, MPI_BYTE, recv_.data(), n_, MPI_BYTE, comm_, r);
         else
-          MPI_Neighbor_alltoall(send_.data(), n_, MPI_BYTE, recv_.data(), n_, MPI_BYTE, comm_);
+          neighbor_alltoall(send_.data(), n_, MPI_BYTE, recv_.data(), n_, MPI_BYTE, comm_);
       } else {
         if (nonblocking)
-          MPI_Ineighbor_alltoallv(send_.data(), sendcounts_.data(), sdispls_.data(), MPI_BYTE,
-                                  recv_.data(), recvcounts_.data(), rdispls_.data(), MPI_BYTE,
-                                  comm_, &r);
+          ineighbor_alltoallv(send_.data(), sendcounts_.data(), sdispls_.data(), MPI_BYTE,
+                              recv_.data(), recvcounts_.data(), rdispls_.data(), MPI_BYTE, comm_,
+                              r);
         else
-          MPI_Neighbor_alltoallv(send_.data(), sendcounts_.data(), sdispls_.data(), MPI_BYTE,
-                                 recv_.data(), recvcounts_.data(), rdispls_.data(), MPI_BYTE,
-                                 comm_);
+          neighbor_alltoallv(send_.data(), sendcounts_.data(), sdispls_.data(), MPI_BYTE,
+                             recv_.data(), recvcounts_.data(), rdispls_.data(), MPI_BYTE, comm_);
       }
-      if (nonblocking) MPI_Wait(&r, MPI_STATUS_IGNORE);
+      if (nonblocking) r.wait();
       return;
     }
     if (!nonblocking) {
@@ -307,6 +305,8 @@ void run_nbr_bench(const Comm& comm, const Invocation& inv, const NbrOptions& o)
         "plan: {:.1f} hyperedges/rank, {} groups, {} steps, {:.2f} messages/rank (default {:.2f}), "
         "built in {:.4f} s\n",
         hyperedges, groups, steps, messages, default_messages, build);
+    if (const std::string note = neighborhood_collectives_note(); !note.empty())
+      out += note + "; \"default\" is that schedule\n";
     if (!ours.library_in_order())
       out +=
           "the library pairs repeated edges out of MPI-4.1 section 8.6's order here: ours "

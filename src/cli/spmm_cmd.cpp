@@ -32,6 +32,8 @@ void run_spmm(const Comm& comm, const Invocation& inv, const SpmmOptions& o) {
   std::string table = fmt::format("spmm C = A x A, A = {} on {} ranks: {} rows, {} nonzeros\n",
                                   loaded.description["spec"].get<std::string>(), comm.size(),
                                   g.global_vertex_count(), 2 * g.global_edge_count());
+  if (const std::string note = neighborhood_collectives_note(); !note.empty())
+    table += note + "; \"neighbor\" is that schedule\n";
   table += fmt::format("{:<10} {:>10} {:>11} {:>12} {:>10} {:>13}  {}\n", "method", "setup_s",
                        "gather_ms", "multiply_ms", "total_ms", "msgs/iter", "check");
   nlohmann::json runs = nlohmann::json::array();

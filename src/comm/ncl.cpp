@@ -43,8 +43,8 @@ class NclExchange final : public RoundExchange {
       combined_->alltoall(nonnull(out_counts_), 1, MPI_UINT64_T, nonnull(in_counts_), 1,
                           MPI_UINT64_T);
     else
-      MPI_Neighbor_alltoall(nonnull(out_counts_), 1, MPI_UINT64_T, nonnull(in_counts_), 1,
-                            MPI_UINT64_T, topology_.get());
+      neighbor_alltoall(nonnull(out_counts_), 1, MPI_UINT64_T, nonnull(in_counts_), 1, MPI_UINT64_T,
+                        topology_.get());
     send_buffer_.clear();
     int out_at = 0, in_at = 0;
     for (size_t i = 0; i < k; ++i) {
@@ -65,9 +65,9 @@ class NclExchange final : public RoundExchange {
                            record_type<Message>(), nonnull(received_), nonnull(recv_counts_),
                            nonnull(recv_displs_), record_type<Message>());
     else
-      MPI_Neighbor_alltoallv(nonnull(send_buffer_), nonnull(send_counts_), nonnull(send_displs_),
-                             record_type<Message>(), nonnull(received_), nonnull(recv_counts_),
-                             nonnull(recv_displs_), record_type<Message>(), topology_.get());
+      neighbor_alltoallv(nonnull(send_buffer_), nonnull(send_counts_), nonnull(send_displs_),
+                         record_type<Message>(), nonnull(received_), nonnull(recv_counts_),
+                         nonnull(recv_displs_), record_type<Message>(), topology_.get());
   }
   std::span<const Message> incoming(size_t i) const override {
     return {received_.data() + recv_displs_[i], received_.data() + recv_displs_[i + 1]};

@@ -239,8 +239,8 @@ class PacketExchange : public Exchange {
     // the size to wrap their writes.
     std::vector<std::uint64_t> incoming(k);
     std::uint64_t dummy = 0;
-    MPI_Neighbor_alltoall(k ? neighborhood_.capacity.data() : &dummy, 1, MPI_UINT64_T,
-                          k ? incoming.data() : &dummy, 1, MPI_UINT64_T, topology_.get());
+    neighbor_alltoall(k ? neighborhood_.capacity.data() : &dummy, 1, MPI_UINT64_T,
+                      k ? incoming.data() : &dummy, 1, MPI_UINT64_T, topology_.get());
     std::uint64_t phase_need = 0, bounded = 0;
     const std::uint64_t round = neighborhood_.round_messages;
     for (std::uint64_t c : incoming) {
@@ -250,8 +250,8 @@ class PacketExchange : public Exchange {
     ring_bytes_ = std::min(phase_need, std::max(bounded, packets::kMaxPacketBytes));
     bounded_ring_ = ring_bytes_ < phase_need;
     destination_ring_.assign(k, 0);
-    MPI_Neighbor_allgather(&ring_bytes_, 1, MPI_UINT64_T, k ? destination_ring_.data() : &dummy, 1,
-                           MPI_UINT64_T, topology_.get());
+    neighbor_allgather(&ring_bytes_, 1, MPI_UINT64_T, k ? destination_ring_.data() : &dummy, 1,
+                       MPI_UINT64_T, topology_.get());
     known_consumed_.assign(k, 0);
     // A slot per neighbour for its open packet, and spares for packets in
     // flight (their memory is the source of a pending write until completed)

@@ -28,15 +28,15 @@ class RmaExchange final : public RoundExchange {
     std::vector<std::uint64_t> incoming_capacity(k), my_offsets(k), remote(k);
     outgoing_capacity_.resize(k);
     for (size_t i = 0; i < k; ++i) outgoing_capacity_[i] = round_bound(neighborhood_.capacity[i]);
-    MPI_Neighbor_alltoall(nonnull(outgoing_capacity_), 1, MPI_UINT64_T, nonnull(incoming_capacity),
-                          1, MPI_UINT64_T, topology_.get());
+    neighbor_alltoall(nonnull(outgoing_capacity_), 1, MPI_UINT64_T, nonnull(incoming_capacity), 1,
+                      MPI_UINT64_T, topology_.get());
     region_begin_.resize(k + 1, 0);
     for (size_t i = 0; i < k; ++i) {
       my_offsets[i] = region_begin_[i];
       region_begin_[i + 1] = region_begin_[i] + incoming_capacity[i];
     }
-    MPI_Neighbor_alltoall(nonnull(my_offsets), 1, MPI_UINT64_T, nonnull(remote), 1, MPI_UINT64_T,
-                          topology_.get());
+    neighbor_alltoall(nonnull(my_offsets), 1, MPI_UINT64_T, nonnull(remote), 1, MPI_UINT64_T,
+                      topology_.get());
     remote_offset_ = std::move(remote);
 
     MPI_Info info;
@@ -82,8 +82,8 @@ class RmaExchange final : public RoundExchange {
       });
     }
     MPI_Win_flush_all(window_);
-    MPI_Neighbor_alltoall(nonnull(out_counts_), 1, MPI_UINT64_T, nonnull(in_counts_), 1,
-                          MPI_UINT64_T, topology_.get());
+    neighbor_alltoall(nonnull(out_counts_), 1, MPI_UINT64_T, nonnull(in_counts_), 1, MPI_UINT64_T,
+                      topology_.get());
     MPI_Win_sync(window_);  // make the neighbours' puts visible to my loads
   }
 

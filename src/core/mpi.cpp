@@ -1,5 +1,6 @@
 #include "core/mpi.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
@@ -42,11 +43,7 @@ Comm Comm::dup() const {
 }
 
 Comm Comm::dist_graph_adjacent(const std::vector<int>& neighbors) const {
-  MPI_Comm out;
-  const int degree = static_cast<int>(neighbors.size());
-  MPI_Dist_graph_create_adjacent(handle_, degree, neighbors.data(), MPI_UNWEIGHTED, degree,
-                                 neighbors.data(), MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &out);
-  return Comm(out, true);
+  return Comm(create_dist_graph_adjacent(handle_, neighbors, neighbors), true);
 }
 
 Datatype& Datatype::operator=(Datatype&& other) noexcept {
@@ -106,12 +103,14 @@ std::string mpi_library_version() {
   int length = 0;
   MPI_Get_library_version(text, &length);
   std::string s(text, static_cast<size_t>(length));
-  // "MPICH Version:\t4.0.2" -> "MPICH 4.0.2"; "Open MPI v4.1.4, ..." -> "Open MPI v4.1.4"
+  // "MPICH Version:\t4.0.2" -> "MPICH 4.0.2"; "Open MPI v4.1.4, ..." -> "Open MPI v4.1.4";
+  // "SMPI Version 3.32. Copyright ..." -> "SimGrid SMPI 3.32"
+  if (s.starts_with("SMPI Version ")) s = "SimGrid SMPI " + s.substr(13);
   if (auto at = s.find("Version:"); at != std::string::npos) {
     auto value = s.find_first_not_of(" \t", at + 8);
     s = s.substr(0, at) + (value == std::string::npos ? "" : s.substr(value));
   }
-  auto cut = s.find_first_of("\n,");
+  auto cut = std::min(s.find_first_of("\n,"), s.find(". "));
   if (cut != std::string::npos) s.resize(cut);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\n')) s.pop_back();
   return s;

@@ -12,6 +12,7 @@
 #include <mpi.h>
 
 #include "core/error.hpp"
+#include "core/neighborhood.hpp"
 
 namespace gc {
 

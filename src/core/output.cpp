@@ -60,7 +60,9 @@ nlohmann::json result_envelope(const Comm& comm, const std::string& command, int
       {"ranks", comm.size()},
       {"mpi",
        {{"library", mpi_library_version()},
-        {"standard", fmt::format("{}.{}", version, subversion)}}},
+        {"standard", fmt::format("{}.{}", version, subversion)},
+        {"neighborhood_collectives",
+         neighborhood_collectives_replaced() ? "graphcomm direct schedule" : "library"}}},
   };
 }
 

@@ -48,10 +48,10 @@ bool pairs_repeats_in_order(MPI_Comm comm, const Topology& t) {
   std::vector<int> send(std::max<size_t>(t.destinations.size(), 1)),
       blocking(std::max<size_t>(t.sources.size(), 1), -1), nonblocking(blocking);
   for (size_t j = 0; j < t.destinations.size(); ++j) send[j] = sent[t.destinations[j]]++;
-  MPI_Neighbor_alltoall(send.data(), 1, MPI_INT, blocking.data(), 1, MPI_INT, comm);
-  MPI_Request request;
-  MPI_Ineighbor_alltoall(send.data(), 1, MPI_INT, nonblocking.data(), 1, MPI_INT, comm, &request);
-  MPI_Wait(&request, MPI_STATUS_IGNORE);
+  neighbor_alltoall(send.data(), 1, MPI_INT, blocking.data(), 1, MPI_INT, comm);
+  NeighborRequest request;
+  ineighbor_alltoall(send.data(), 1, MPI_INT, nonblocking.data(), 1, MPI_INT, comm, request);
+  request.wait();
   int in_order = 1;
   std::map<int, int> seen;
   for (size_t i = 0; i < t.sources.size(); ++i) {
@@ -93,8 +93,8 @@ void Collectives::prepare_allgather(Request& r, const void* sendbuf, int sendcou
                                     MPI_Datatype recvtype) {
   r.reset();
   if (library(sendtype, recvtype)) {
-    MPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, user_,
-                            &r.fallback_);
+    ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, user_,
+                        r.fallback_);
     return;
   }
   begin(r, true, true);
@@ -111,8 +111,8 @@ void Collectives::prepare_allgatherv(Request& r, const void* sendbuf, int sendco
                                      FriendSizes* sizes) {
   r.reset();
   if (library(sendtype, recvtype)) {
-    MPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                             user_, &r.fallback_);
+    ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, user_,
+                         r.fallback_);
     return;
   }
   begin(r, true, false, sizes);
@@ -128,8 +128,8 @@ void Collectives::prepare_alltoall(Request& r, const void* sendbuf, int sendcoun
                                    MPI_Datatype recvtype) {
   r.reset();
   if (library(sendtype, recvtype)) {
-    MPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, user_,
-                           &r.fallback_);
+    ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, user_,
+                       r.fallback_);
     return;
   }
   begin(r, false, true);
@@ -148,8 +148,8 @@ void Collectives::prepare_alltoallv(Request& r, const void* sendbuf, const int s
                                     MPI_Datatype recvtype, FriendSizes* sizes) {
   r.reset();
   if (library(sendtype, recvtype)) {
-    MPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                            recvtype, user_, &r.fallback_);
+    ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                        recvtype, user_, r.fallback_);
     return;
   }
   begin(r, false, false, sizes);
@@ -196,7 +196,7 @@ Request Collectives::ialltoallv(const void* sendbuf, const int sendcounts[], con
 void Collectives::allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                             void* recvbuf, int recvcount, MPI_Datatype recvtype) {
   if (library(sendtype, recvtype)) {
-    MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, user_);
+    neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, user_);
     return;
   }
   prepare_allgather(scratch_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
@@ -206,8 +206,7 @@ void Collectives::allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
                              void* recvbuf, const int recvcounts[], const int displs[],
                              MPI_Datatype recvtype) {
   if (library(sendtype, recvtype)) {
-    MPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                            user_);
+    neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, user_);
     return;
   }
   prepare_allgatherv(scratch_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
@@ -216,7 +215,7 @@ void Collectives::allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
 void Collectives::alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                            int recvcount, MPI_Datatype recvtype) {
   if (library(sendtype, recvtype)) {
-    MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, user_);
+    neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, user_);
     return;
   }
   prepare_alltoall(scratch_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
@@ -226,8 +225,8 @@ void Collectives::alltoallv(const void* sendbuf, const int sendcounts[], const i
                             MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                             const int rdispls[], MPI_Datatype recvtype) {
   if (library(sendtype, recvtype)) {
-    MPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                           recvtype, user_);
+    neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                       recvtype, user_);
     return;
   }
   prepare_alltoallv(scratch_, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
@@ -270,7 +269,7 @@ Persistent Collectives::alltoallv_init(const void* sendbuf, const int sendcounts
 Request& Request::operator=(Request&& other) noexcept {
   if (this != &other) {
     plan_ = std::exchange(other.plan_, nullptr);
-    fallback_ = std::exchange(other.fallback_, MPI_REQUEST_NULL);
+    fallback_ = std::move(other.fallback_);
     comm_ = other.comm_;
     me_ = other.me_;
     shared_send_ = other.shared_send_;
@@ -386,8 +385,8 @@ void Request::start() {
 // neighbour assigned to me, with every member's block in rank order; then
 // everything completes and the combined messages are scattered.
 void Request::wait() {
-  if (fallback_ != MPI_REQUEST_NULL) {
-    MPI_Wait(&fallback_, MPI_STATUS_IGNORE);
+  if (fallback_.active()) {
+    fallback_.wait();
     return;
   }
   if (!plan_) return;

@@ -10,7 +10,9 @@
 // Blocks are moved as bytes: datatypes must be contiguous (a basic type or a
 // contiguous derived one); with any other datatype, and wherever no group
 // formed, the call is the MPI library's own, so results never depend on it
-// (unless the library misorders repeated edges: see library_serves).
+// (unless the library misorders repeated edges: see library_serves). In a
+// flavour without neighborhood collectives (SMPI), "the library's own" is
+// core/neighborhood.hpp's direct schedule.
 #pragma once
 
 #include <mpi.h>
@@ -48,7 +50,7 @@ class Request {
   Request& operator=(const Request&) = delete;
   ~Request();  // waits if still active
   void wait();
-  bool active() const { return plan_ != nullptr || fallback_ != MPI_REQUEST_NULL; }
+  bool active() const { return plan_ != nullptr || fallback_.active(); }
 
  private:
   friend class Collectives;
@@ -72,7 +74,7 @@ class Request {
     std::uint64_t bytes;
   };
   const Plan* plan_ = nullptr;
-  MPI_Request fallback_ = MPI_REQUEST_NULL;  // the library's own call (datatypes)
+  NeighborRequest fallback_;  // the library's own call (core/neighborhood.hpp)
   MPI_Comm comm_ = MPI_COMM_NULL;
   int me_ = 0;
   bool shared_send_ = false;

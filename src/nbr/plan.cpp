@@ -34,6 +34,7 @@
 
 #include "core/error.hpp"
 #include "core/mpi.hpp"
+#include "core/neighborhood.hpp"
 
 namespace gc::nbr {
 
@@ -123,10 +124,7 @@ Hyperedge match_hyperedges(MPI_Comm comm, const std::vector<int>& candidates,
   // A request: status, weight, then the members padded with -1.
   enum Status : int { kChoosing = 0, kMatched = 1, kNone = 2 };
   constexpr int kRecord = 2 + kMaxGroup;
-  MPI_Comm graph;
-  MPI_Dist_graph_create_adjacent(comm, static_cast<int>(candidates.size()), candidates.data(),
-                                 MPI_UNWEIGHTED, static_cast<int>(candidates.size()),
-                                 candidates.data(), MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &graph);
+  MPI_Comm graph = create_dist_graph_adjacent(comm, candidates, candidates);
   std::sort(edges.begin(), edges.end(), before);
   std::vector<int> gone;  // candidates matched elsewhere or with nothing to request
   Hyperedge matched;
@@ -151,7 +149,7 @@ Hyperedge match_hyperedges(MPI_Comm comm, const std::vector<int>& candidates,
     }
     for (size_t q = 0; q < c; ++q)
       std::copy(record.begin(), record.end(), out.begin() + q * kRecord);
-    MPI_Neighbor_alltoall(out.data(), kRecord, MPI_INT, in.data(), kRecord, MPI_INT, graph);
+    neighbor_alltoall(out.data(), kRecord, MPI_INT, in.data(), kRecord, MPI_INT, graph);
     std::map<int, Hyperedge> request;  // what each choosing candidate asks for
     for (size_t q = 0; q < c; ++q) {
       const int* r = in.data() + q * kRecord;
@@ -200,18 +198,10 @@ Mode parse_mode(const std::string& name) {
 }
 
 Topology topology_of(MPI_Comm comm) {
-  int kind = MPI_UNDEFINED;
-  MPI_Topo_test(comm, &kind);
-  if (kind != MPI_DIST_GRAPH)
+  if (!is_dist_graph(comm))
     fail_everywhere("collaborative neighborhood collectives need a distributed-graph communicator");
-  int in = 0, out = 0, weighted = 0;
-  MPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted);
   Topology t;
-  t.sources.resize(static_cast<size_t>(in));
-  t.destinations.resize(static_cast<size_t>(out));
-  std::vector<int> in_w(static_cast<size_t>(in)), out_w(static_cast<size_t>(out));
-  MPI_Dist_graph_neighbors(comm, in, t.sources.data(), weighted ? in_w.data() : MPI_UNWEIGHTED, out,
-                           t.destinations.data(), weighted ? out_w.data() : MPI_UNWEIGHTED);
+  dist_graph_neighbors(comm, t.sources, t.destinations);
   return t;
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/neighborhood.hpp"
 #include "core/rng.hpp"
 
 namespace gc::nbr {
@@ -126,11 +127,7 @@ void local_lists(const EdgeList& edges, int rank, std::vector<int>& sources,
 
 MPI_Comm make_dist_graph(MPI_Comm comm, const std::vector<int>& sources,
                          const std::vector<int>& destinations) {
-  MPI_Comm graph;
-  MPI_Dist_graph_create_adjacent(comm, static_cast<int>(sources.size()), sources.data(),
-                                 MPI_UNWEIGHTED, static_cast<int>(destinations.size()),
-                                 destinations.data(), MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &graph);
-  return graph;
+  return create_dist_graph_adjacent(comm, sources, destinations);
 }
 
 }  // namespace gc::nbr

@@ -147,7 +147,7 @@ Result run(const Comm& comm, const DistGraph& g, Method method, int iters,
     topology = comm.dist_graph_adjacent(nbrs);
     if (method == Method::combined) combined.emplace(topology.get(), plan_options);
     counts.resize(std::max<size_t>(nbrs.size(), 1));
-    MPI_Neighbor_allgather(&words, 1, MPI_INT, counts.data(), 1, MPI_INT, topology.get());
+    neighbor_allgather(&words, 1, MPI_INT, counts.data(), 1, MPI_INT, topology.get());
     counts.resize(nbrs.size());
     sources = nbrs;
   }
@@ -178,8 +178,8 @@ Result run(const Comm& comm, const DistGraph& g, Method method, int iters,
       MPI_Allgatherv(mine.data(), words, MPI_UINT64_T, received.data(), counts.data(),
                      displs.data(), MPI_UINT64_T, comm.get());
     else if (method == Method::neighbor)
-      MPI_Neighbor_allgatherv(mine.data(), words, MPI_UINT64_T, received.data(), counts.data(),
-                              displs.data(), MPI_UINT64_T, topology.get());
+      neighbor_allgatherv(mine.data(), words, MPI_UINT64_T, received.data(), counts.data(),
+                          displs.data(), MPI_UINT64_T, topology.get());
     else {
       gather_rows->start();
       gather_rows->wait();

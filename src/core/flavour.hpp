@@ -1,0 +1,35 @@
+// The MPI flavour this build was compiled against, and what it lacks: the one
+// place that decides it. Open MPI has everything graphcomm uses; MPICH has no
+// OpenSHMEM; SimGrid's SMPI (simulated ranks, scripts/simulate) has no
+// OpenSHMEM, no distributed-graph topologies (SMPI 3.32 aborts in
+// MPI_Dist_graph_create_adjacent: "Not yet implemented") and no LD_PRELOAD
+// libraries (every simulated rank lives in the simulator's process).
+#pragma once
+
+#include <string_view>
+
+#ifndef GRAPHCOMM_MPI_FLAVOUR
+#define GRAPHCOMM_MPI_FLAVOUR "openmpi"
+#endif
+
+namespace gc::flavour {
+
+inline constexpr std::string_view name = GRAPHCOMM_MPI_FLAVOUR;
+// Ranks are simulated actors on a modeled platform: MPI_Wtime is simulated time.
+inline constexpr bool simulated = name == "smpi";
+// The library implements MPI_Dist_graph_create_adjacent and the MPI_Neighbor_*
+// collectives; where it does not, core/neighborhood.hpp runs graphcomm's own
+// direct schedule in their place.
+inline constexpr bool library_has_neighborhood_collectives = !simulated;
+
+// MPI_Ibarrier completes on no rank before every rank has entered it. SMPI
+// 3.32's does not: its ranks other than 0 complete as soon as rank 0 entered
+// (colls/smpi_nbc_impl.cpp starts rank 0's release sends with its receives),
+// so core/barrier.hpp runs a barrier of its own there.
+inline constexpr bool library_ibarrier_synchronizes = !simulated;
+
+// Why the library's neighborhood collectives are replaced ("" when they are not).
+inline constexpr std::string_view neighborhood_collectives_missing =
+    simulated ? "SimGrid SMPI has no distributed-graph topologies" : "";
+
+}  // namespace gc::flavour
