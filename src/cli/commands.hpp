@@ -6,6 +6,12 @@
 #include <functional>
 #include <string>
 
+// SMPI's compiler wrapper force-includes a header that defines exit(x) as a
+// macro (a simulated rank must not end the simulator's process); CLI11 has a
+// member function of that name. graphcomm itself never calls exit().
+#ifdef exit
+#undef exit
+#endif
 #include <CLI/CLI.hpp>
 
 #include "core/mpi.hpp"

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Every kernel's own check at many simulated ranks (SimGrid SMPI), and the
+results identical to a 1-rank run of the same build (standard library only):
+
+  - graph stats: the graph's figures (|V|, |E|, isolated, degrees) as at 1 rank,
+    and the per-rank table adds up to them;
+  - match (locally dominant and Suitor) over every MPI model: --check OK, the
+    same weight and cardinality for every model and as at 1 rank;
+  - bfs, every algorithm over every MPI model: Graph500 validation OK, and the
+    edges traversed (nedge) as at 1 rank;
+  - nbr bench, the four collectives, blocking and nonblocking, on a Moore and
+    a random topology: --check OK at every size;
+  - spmm, every method (the combined gather is persistent): --check OK.
+
+    scale_check.py --graphcomm BIN --ranks P [--only KERNEL] -- LAUNCHER...
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+RUN_TIMEOUT = 900
+
+
+class Runner:
+    def __init__(self, launcher, graphcomm, workdir):
+        self.launcher, self.graphcomm, self.workdir, self.count = launcher, graphcomm, workdir, 0
+
+    def __call__(self, ranks, *args):
+        self.count += 1
+        out = os.path.join(self.workdir, f"run{self.count}.json")
+        cmd = self.launcher + ["-np", str(ranks), self.graphcomm, *args, "-q", "--json", out]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+        if proc.returncode != 0:
+            raise AssertionError(f"exit {proc.returncode}: {' '.join(cmd)}\n{proc.stderr[-3000:]}")
+        with open(out) as f:
+            return json.load(f)
+
+
+def check_stats(run, ranks):
+    one, many = run(1, "graph", "stats", "--graph", "rmat:12"), run(ranks, "graph", "stats",
+                                                                    "--graph", "rmat:12")
+    assert many["graph"] == one["graph"], f"stats differ: {many['graph']} vs {one['graph']}"
+    rows = many["distribution"]["per_rank"]
+    assert len(rows) == ranks, f"{len(rows)} rows for {ranks} ranks"
+    assert sum(r["owned_vertices"] for r in rows) == one["graph"]["vertices"]
+    assert sum(r["edges"] for r in rows) == 2 * one["graph"]["edges"]
+    return f"stats: {one['graph']['vertices']} vertices, {one['graph']['edges']} edges"
+
+
+def check_match(run, ranks):
+    lines = []
+    for algorithm in ("ld", "suitor"):
+        ref = run(1, "match", "--graph", "rmat:12", "--algorithm", algorithm, "--model", "nsr",
+                  "--check")["runs"][0]
+        doc = run(ranks, "match", "--graph", "rmat:12", "--algorithm", algorithm, "--model", "all",
+                  "--check")
+        models = [r["model"] for r in doc["runs"]]
+        for r in doc["runs"]:
+            where = f"match {algorithm} {r['model']} at {ranks}"
+            assert r["check"] == "OK", f"{where}: check says {r['check']}"
+            assert (r["weight"], r["cardinality"]) == (ref["weight"], ref["cardinality"]), (
+                f"{where}: weight {r['weight']} card {r['cardinality']}, 1 rank: "
+                f"{ref['weight']} {ref['cardinality']}")
+        lines.append(f"match {algorithm}: {len(models)} models ({', '.join(models)}) OK, "
+                     f"weight {ref['weight']:.6f}, cardinality {ref['cardinality']}")
+    return "\n".join(lines)
+
+
+def check_bfs(run, ranks):
+    lines = []
+    for algorithm in ("top-down", "direction-optimizing", "replicated"):
+        model = [] if algorithm == "replicated" else ["--model", "all"]
+        ref = run(1, "bfs", "--scale", "11", "--roots", "2", "--algorithm", algorithm)["runs"][0]
+        doc = run(ranks, "bfs", "--scale", "11", "--roots", "2", "--algorithm", algorithm, *model)
+        for r in doc["runs"]:
+            where = f"bfs {algorithm} {r['model']} at {ranks}"
+            assert r["validation"] == "OK", f"{where}: validation {r['validation']}"
+            assert r["nedge"] == ref["nedge"], f"{where}: nedge {r['nedge']} vs {ref['nedge']}"
+        lines.append(f"bfs {algorithm}: {', '.join(r['model'] for r in doc['runs'])} valid")
+    return "\n".join(lines)
+
+
+def check_nbr(run, ranks):
+    calls = 0
+    for topology in ("moore:2:1", "random:0.2"):
+        for collective in ("allgather", "allgatherv", "alltoall", "alltoallv"):
+            for blocking in ([], ["--nonblocking"]):
+                doc = run(ranks, "nbr", "bench", "--topology", topology, "--collective",
+                          collective, *blocking, "--check", "--sizes", "4,1024", "--iters", "1",
+                          "--repeat", "1")
+                for size in doc["sizes"]:
+                    assert size["check"] == "OK", (
+                        f"nbr {topology} {collective} {blocking} {size['bytes']} B: "
+                        f"{size['check']}")
+                calls += 1
+    return f"nbr: {calls} configurations OK"
+
+
+def check_spmm(run, ranks):
+    doc = run(ranks, "spmm", "--matrix", "rmat:10", "--method", "all", "--check", "--iters", "2")
+    for r in doc["runs"]:
+        assert r["check"] == "OK", f"spmm {r['method']} at {ranks}: {r['check']}"
+    return f"spmm: {', '.join(r['method'] for r in doc['runs'])} OK"
+
+
+CHECKS = {"stats": check_stats, "match": check_match, "bfs": check_bfs, "nbr": check_nbr,
+          "spmm": check_spmm}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--graphcomm", required=True)
+    parser.add_argument("--ranks", type=int, required=True)
+    parser.add_argument("--only", choices=sorted(CHECKS), action="append")
+    parser.add_argument("launcher", nargs="+")
+    a = parser.parse_args()
+    failed = 0
+    with tempfile.TemporaryDirectory() as workdir:
+        run = Runner(a.launcher, a.graphcomm, workdir)
+        for name in a.only or CHECKS:
+            try:
+                print(CHECKS[name](run, a.ranks), flush=True)
+            except (AssertionError, subprocess.TimeoutExpired, KeyError) as e:
+                failed += 1
+                print(f"FAILED {name} at {a.ranks} ranks: {e}", flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
