@@ -28,6 +28,11 @@ inline constexpr bool library_has_neighborhood_collectives = !simulated;
 // so core/barrier.hpp runs a barrier of its own there.
 inline constexpr bool library_ibarrier_synchronizes = !simulated;
 
+// MPI-IO on files of the machine's file system. SMPI's simulates disks and
+// refuses a file on a host without one (core/mpi_file.hpp reads and writes
+// with POSIX calls there).
+inline constexpr bool library_has_mpi_io = !simulated;
+
 // Why the library's neighborhood collectives are replaced ("" when they are not).
 inline constexpr std::string_view neighborhood_collectives_missing =
     simulated ? "SimGrid SMPI has no distributed-graph topologies" : "";

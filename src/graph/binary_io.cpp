@@ -41,6 +41,7 @@ void require_regular_file(const Comm& comm, const std::string& path) {
 }  // namespace
 
 BinaryGraph read_mel(const Comm& comm, const std::string& path) {
+  require_mpi_io(path);
   require_regular_file(comm, path);
   MpiFile file(comm, path, MPI_MODE_RDONLY);
   std::int64_t header[2] = {0, 0};
@@ -105,6 +106,7 @@ BinaryGraph read_mel(const Comm& comm, const std::string& path) {
 }
 
 void write_mel(const Comm& comm, const DistGraph& g, const std::string& path) {
+  require_mpi_io(path);
   write_atomically(comm, path, [&](const std::string& tmp) {
     MpiFile file(comm, tmp, MPI_MODE_WRONLY | MPI_MODE_CREATE);
     MPI_File_set_size(file.get(), 0);
@@ -130,6 +132,7 @@ void write_mel(const Comm& comm, const DistGraph& g, const std::string& path) {
 }
 
 BinaryGraph read_gcg(const Comm& comm, const std::string& path) {
+  require_mpi_io(path);
   require_regular_file(comm, path);
   MpiFile file(comm, path, MPI_MODE_RDONLY);
   const MPI_Offset size = file.size();
@@ -213,6 +216,7 @@ BinaryGraph read_gcg(const Comm& comm, const std::string& path) {
 }
 
 void write_gcg(const Comm& comm, const DistGraph& g, const std::string& path, int id_base) {
+  require_mpi_io(path);
   write_atomically(comm, path, [&](const std::string& tmp) {
     MpiFile file(comm, tmp, MPI_MODE_WRONLY | MPI_MODE_CREATE);
     MPI_File_set_size(file.get(), 0);
