@@ -58,7 +58,7 @@ def main():
                         run(build, np, "match", "--graph", "rmat:11", "--model", model, "--mates",
                             path(build, f"mates.{model}"))
                     for algorithm in ("top-down", "direction-optimizing", "replicated"):
-                        run(build, np, "bfs", "--scale", "11", "--root", "3", "--algorithm",
+                        run(build, np, "bfs", "--scale", "11", "--roots", "1", "--algorithm",
                             algorithm, "--levels", path(build, f"levels.{algorithm}"))
                     for collective in ("allgatherv", "alltoallv"):
                         out = run(build, np, "nbr", "bench", "--topology", "moore:2:1",
