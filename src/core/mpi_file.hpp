@@ -39,9 +39,11 @@ class MpiFile {
                                                    : O_WRONLY;
       fd_ = ::open(path.c_str(), flags, 0666);
       const int error = fd_ < 0 ? errno : 0;
-      if (max_over_ranks(comm, error) != 0)
+      if (max_over_ranks(comm, error) != 0) {
+        if (fd_ >= 0) ::close(fd_);  // the destructor does not run
         fail_everywhere(
             fmt::format("{}: cannot open: {}", path, std::strerror(error ? error : EIO)));
+      }
       return;
     }
     int rc = MPI_File_open(comm.get(), path.c_str(), mode, MPI_INFO_NULL, &file_);

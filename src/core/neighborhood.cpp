@@ -156,12 +156,14 @@ void dist_graph_neighbors(MPI_Comm comm, std::vector<int>& sources,
 }
 
 NeighborRequest::NeighborRequest(NeighborRequest&& other) noexcept
-    : requests_(std::exchange(other.requests_, {})) {}
+    : library_(std::exchange(other.library_, MPI_REQUEST_NULL)),
+      schedule_(std::exchange(other.schedule_, {})) {}
 
 NeighborRequest& NeighborRequest::operator=(NeighborRequest&& other) noexcept {
   if (this != &other) {
     wait();
-    requests_ = std::exchange(other.requests_, {});
+    library_ = std::exchange(other.library_, MPI_REQUEST_NULL);
+    schedule_ = std::exchange(other.schedule_, {});
   }
   return *this;
 }
@@ -173,7 +175,8 @@ NeighborRequest::~NeighborRequest() {
 }
 
 void NeighborRequest::wait() {
-  wait_all(requests_);
+  if (library_ != MPI_REQUEST_NULL) MPI_Wait(&library_, MPI_STATUS_IGNORE);
+  wait_all(schedule_);
 }
 
 void ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -181,10 +184,9 @@ void ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendty
   r.wait();
   if constexpr (kReplaced)
     return start_direct(comm, sendtype, recvtype, shared_block(sendbuf, sendcount),
-                        uniform_blocks(recvbuf, recvcount, recvtype), r.requests());
-  r.requests().assign(1, MPI_REQUEST_NULL);
+                        uniform_blocks(recvbuf, recvcount, recvtype), r.schedule());
   MPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                          &r.requests()[0]);
+                          r.library());
 }
 
 void ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -193,10 +195,9 @@ void ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendt
   r.wait();
   if constexpr (kReplaced)
     return start_direct(comm, sendtype, recvtype, shared_block(sendbuf, sendcount),
-                        varying_blocks(recvbuf, recvcounts, displs, recvtype), r.requests());
-  r.requests().assign(1, MPI_REQUEST_NULL);
+                        varying_blocks(recvbuf, recvcounts, displs, recvtype), r.schedule());
   MPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                           comm, &r.requests()[0]);
+                           comm, r.library());
 }
 
 void ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -204,10 +205,9 @@ void ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
   r.wait();
   if constexpr (kReplaced)
     return start_direct(comm, sendtype, recvtype, uniform_blocks(sendbuf, sendcount, sendtype),
-                        uniform_blocks(recvbuf, recvcount, recvtype), r.requests());
-  r.requests().assign(1, MPI_REQUEST_NULL);
+                        uniform_blocks(recvbuf, recvcount, recvtype), r.schedule());
   MPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                         &r.requests()[0]);
+                         r.library());
 }
 
 void ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
@@ -218,62 +218,72 @@ void ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int 
   if constexpr (kReplaced)
     return start_direct(comm, sendtype, recvtype,
                         varying_blocks(sendbuf, sendcounts, sdispls, sendtype),
-                        varying_blocks(recvbuf, recvcounts, rdispls, recvtype), r.requests());
-  r.requests().assign(1, MPI_REQUEST_NULL);
+                        varying_blocks(recvbuf, recvcounts, rdispls, recvtype), r.schedule());
   MPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                          recvtype, comm, &r.requests()[0]);
+                          recvtype, comm, r.library());
 }
 
 // The blocking calls: the library's own (it may schedule them differently
 // from its nonblocking ones), or the direct schedule started and waited on.
+template <class Library, class Start>
+void blocking(Library library, Start start) {
+  if constexpr (!kReplaced) {
+    library();
+  } else {
+    NeighborRequest r;
+    start(r);
+    r.wait();
+  }
+}
+
 void neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  if constexpr (!kReplaced) {
-    MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    return;
-  }
-  NeighborRequest r;
-  ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r);
-  r.wait();
+  blocking(
+      [&] {
+        MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+      },
+      [&](NeighborRequest& r) {
+        ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r);
+      });
 }
 
 void neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                          const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                          MPI_Comm comm) {
-  if constexpr (!kReplaced) {
-    MPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                            comm);
-    return;
-  }
-  NeighborRequest r;
-  ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                       r);
-  r.wait();
+  blocking(
+      [&] {
+        MPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                                comm);
+      },
+      [&](NeighborRequest& r) {
+        ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                             comm, r);
+      });
 }
 
 void neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  if constexpr (!kReplaced) {
-    MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    return;
-  }
-  NeighborRequest r;
-  ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r);
-  r.wait();
+  blocking(
+      [&] {
+        MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+      },
+      [&](NeighborRequest& r) {
+        ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r);
+      });
 }
 
 void neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                         MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                         const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  if constexpr (!kReplaced) {
-    MPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                           recvtype, comm);
-    return;
-  }
-  NeighborRequest r;
-  ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                      recvtype, comm, r);
-  r.wait();
+  blocking(
+      [&] {
+        MPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                               recvtype, comm);
+      },
+      [&](NeighborRequest& r) {
+        ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                            recvtype, comm, r);
+      });
 }
 
 }  // namespace gc

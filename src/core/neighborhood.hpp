@@ -44,12 +44,15 @@ class NeighborRequest {
   NeighborRequest& operator=(const NeighborRequest&) = delete;
   ~NeighborRequest();
   void wait();
-  bool active() const { return !requests_.empty(); }
-  // Where a schedule posts its requests (cleared first).
-  std::vector<MPI_Request>& requests() { return requests_; }
+  bool active() const { return library_ != MPI_REQUEST_NULL || !schedule_.empty(); }
+  // Where the library's call puts its request (no allocation per call).
+  MPI_Request* library() { return &library_; }
+  // Where the direct schedule posts its receives and sends.
+  std::vector<MPI_Request>& schedule() { return schedule_; }
 
  private:
-  std::vector<MPI_Request> requests_;
+  MPI_Request library_ = MPI_REQUEST_NULL;
+  std::vector<MPI_Request> schedule_;
 };
 
 void neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
