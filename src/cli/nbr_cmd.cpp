@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "core/mpi_file.hpp"
 #include "core/output.hpp"
+#include "core/wait.hpp"
 #include "graph/dist_graph.hpp"
 #include "nbr/collectives.hpp"
 #include "nbr/topologies.hpp"
@@ -199,7 +200,7 @@ class Caller {
     for (size_t j = 0; j < t_.destinations.size(); ++j)
       MPI_Isend(send_.data() + (gather ? 0 : sdispls_[j]), gather ? n_ : sendcounts_[j], MPI_BYTE,
                 t_.destinations[j], 0, comm_, &requests.emplace_back());
-    MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+    wait_all(requests);
   }
 
   const std::vector<char>& received() const { return recv_; }

@@ -16,6 +16,7 @@
 
 #include "comm/chunk_fifo.hpp"
 #include "comm/exchange.hpp"
+#include "core/wait.hpp"
 
 namespace gc {
 
@@ -148,8 +149,7 @@ class NsrExchange final : public Exchange {
       if (announced_[i] == kUnknown || received_[i] != announced_[i]) return false;
     // Everything addressed to me arrived; wait for my own sends to complete
     // (their receivers are draining them).
-    MPI_Waitall(static_cast<int>(requests_.size() - head_), requests_.data() + head_,
-                MPI_STATUSES_IGNORE);
+    wait_all(static_cast<int>(requests_.size() - head_), requests_.data() + head_);
     requests_.clear();
     head_ = 0;
     next_phase();

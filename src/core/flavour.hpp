@@ -33,6 +33,13 @@ inline constexpr bool library_ibarrier_synchronizes = !simulated;
 // with POSIX calls there).
 inline constexpr bool library_has_mpi_io = !simulated;
 
+// MPI_Waitall on n requests costs the library O(n). SMPI 3.32's is a loop of
+// MPI_Waitany, each of which registers with, and on completion scans, every
+// request still pending (Request::waitany, CommImpl::finish): O(n^2) steps of
+// the simulator, most of its wall time for nbr bench's plan at 256 ranks.
+// core/wait.hpp waits for each request in turn there.
+inline constexpr bool library_waitall_is_linear = !simulated;
+
 // Why the library's neighborhood collectives are replaced ("" when they are not).
 inline constexpr std::string_view neighborhood_collectives_missing =
     simulated ? "SimGrid SMPI has no distributed-graph topologies" : "";

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/flavour.hpp"
+#include "core/wait.hpp"
 
 namespace gc {
 
@@ -79,9 +80,8 @@ void start_direct(MPI_Comm comm, MPI_Datatype sendtype, MPI_Datatype recvtype, S
   }
 }
 
-void wait_all(std::vector<MPI_Request>& requests) {
-  if (!requests.empty())
-    MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+void wait_and_clear(std::vector<MPI_Request>& requests) {
+  wait_all(requests);
   requests.clear();
 }
 
@@ -176,7 +176,7 @@ NeighborRequest::~NeighborRequest() {
 
 void NeighborRequest::wait() {
   if (library_ != MPI_REQUEST_NULL) MPI_Wait(&library_, MPI_STATUS_IGNORE);
-  wait_all(schedule_);
+  wait_and_clear(schedule_);
 }
 
 void ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,

@@ -5,6 +5,8 @@
 #include <map>
 #include <memory>
 
+#include "core/wait.hpp"
+
 namespace gc::nbr {
 
 namespace {
@@ -401,8 +403,7 @@ void Request::wait() {
     for (auto& b : blocks_of_) b.clear();
     auto& blocks_of = blocks_of_;
     if (sized) {
-      MPI_Waitall(static_cast<int>(n - 1), friend_receives_.data() + next_friend,
-                  MPI_STATUSES_IGNORE);
+      wait_all(static_cast<int>(n - 1), friend_receives_.data() + next_friend);
       for (size_t i = 0; i < n; ++i) {
         if (role.members[i] == me_) continue;
         const std::vector<char>& from = friend_in_[next_friend];
@@ -458,7 +459,7 @@ void Request::wait() {
             combined_tag(role.step, seq_));
     }
   }
-  MPI_Waitall(static_cast<int>(receives_.size()), receives_.data(), MPI_STATUSES_IGNORE);
+  wait_all(receives_);
   for (size_t x = 0; x < plan.combined_in.size(); ++x) {
     const char* at = staging_[x].data();
     for (int pos : plan.combined_in[x].positions) {
@@ -467,7 +468,7 @@ void Request::wait() {
       at += s.bytes;
     }
   }
-  MPI_Waitall(static_cast<int>(sends_.size()), sends_.data(), MPI_STATUSES_IGNORE);
+  wait_all(sends_);
   if (learn) sizes_->learned = true;
   plan_ = nullptr;
 }

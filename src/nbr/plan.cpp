@@ -35,6 +35,7 @@
 #include "core/error.hpp"
 #include "core/mpi.hpp"
 #include "core/neighborhood.hpp"
+#include "core/wait.hpp"
 
 namespace gc::nbr {
 
@@ -95,7 +96,7 @@ std::vector<std::vector<int>> exchange_lists(MPI_Comm comm, int tag, const std::
     received[s].resize(static_cast<size_t>(count));
     MPI_Recv(received[s].data(), count, MPI_INT, from[s], tag, comm, MPI_STATUS_IGNORE);
   }
-  MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  wait_all(requests);
   return received;
 }
 
