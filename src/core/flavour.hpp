@@ -40,6 +40,13 @@ inline constexpr bool library_has_mpi_io = !simulated;
 // core/wait.hpp waits for each request in turn there.
 inline constexpr bool library_waitall_is_linear = !simulated;
 
+// MPI_Comm_dup charges the calling rank only its own time. SMPI 3.32's (and
+// its MPI_Comm_create) charge a simulated rank, as computation, what the other
+// ranks do while it waits in them: 5 dups of the world at 256 simulated ranks
+// took 5.7 s of simulated time, 1,474 s charged in all (bench/README.md).
+// core/dup.hpp duplicates with MPI_Comm_split there, which does not.
+inline constexpr bool library_comm_dup_charges_own_time = !simulated;
+
 // Why the library's neighborhood collectives are replaced ("" when they are not).
 inline constexpr std::string_view neighborhood_collectives_missing =
     simulated ? "SimGrid SMPI has no distributed-graph topologies" : "";

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "core/dup.hpp"
+
 namespace gc {
 
 Comm::Comm(MPI_Comm handle, bool owned) : handle_(handle), owned_(owned) {
@@ -37,9 +39,7 @@ Comm Comm::split(int color, int key) const {
 }
 
 Comm Comm::dup() const {
-  MPI_Comm out;
-  MPI_Comm_dup(handle_, &out);
-  return Comm(out, true);
+  return Comm(duplicate(handle_), true);
 }
 
 Comm Comm::dist_graph_adjacent(const std::vector<int>& neighbors) const {

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "core/dup.hpp"
 #include "core/error.hpp"
 #include "core/flavour.hpp"
 #include "core/wait.hpp"
@@ -123,9 +124,8 @@ MPI_Comm create_dist_graph_adjacent(MPI_Comm comm, const std::vector<int>& sourc
                                    MPI_UNWEIGHTED, static_cast<int>(destinations.size()),
                                    destinations.data(), MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &graph);
   } else {
-    MPI_Comm_dup(comm, &graph);
-    auto* r = new Replacement{sources, destinations, MPI_COMM_NULL};
-    MPI_Comm_dup(comm, &r->traffic);
+    graph = duplicate(comm);
+    auto* r = new Replacement{sources, destinations, duplicate(comm)};
     MPI_Comm_set_attr(graph, replacement_key(), r);
   }
   return graph;

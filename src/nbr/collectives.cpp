@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 
+#include "core/dup.hpp"
 #include "core/wait.hpp"
 
 namespace gc::nbr {
@@ -67,9 +68,7 @@ bool pairs_repeats_in_order(MPI_Comm comm, const Topology& t) {
 }  // namespace
 
 Collectives::Collectives(MPI_Comm comm, const PlanOptions& options) : user_(comm) {
-  MPI_Comm dup;
-  MPI_Comm_dup(comm, &dup);
-  comm_ = Comm::adopt(dup);
+  comm_ = Comm::adopt(duplicate(comm));
   plan_ = build_plan(comm, options);
   if (plan_.repeats_anywhere) library_in_order_ = pairs_repeats_in_order(user_, plan_.topology);
 }

@@ -32,6 +32,7 @@
 
 #include <fmt/format.h>
 
+#include "core/dup.hpp"
 #include "core/error.hpp"
 #include "core/mpi.hpp"
 #include "core/neighborhood.hpp"
@@ -218,8 +219,7 @@ Plan build_plan(MPI_Comm user_comm, const PlanOptions& options) {
   if (options.max_steps < 1 || options.max_steps > kMaxSteps)
     fail_everywhere(fmt::format("max_steps = {}: must be 1 to {}", options.max_steps, kMaxSteps));
   const int theta = options.theta > 0 ? options.theta : k_min + 1;
-  MPI_Comm comm;
-  MPI_Comm_dup(user_comm, &comm);
+  MPI_Comm comm = duplicate(user_comm);
   int repeats = has_repeats(plan.topology.sources) || has_repeats(plan.topology.destinations);
   MPI_Allreduce(MPI_IN_PLACE, &repeats, 1, MPI_INT, MPI_MAX, comm);
   plan.repeats_anywhere = repeats != 0;
