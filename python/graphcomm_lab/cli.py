@@ -7,7 +7,7 @@
     graphcomm-lab compare BY A B [--metric NAME] [--store FILE] [--suite NAME]
     graphcomm-lab plot KIND KERNEL --out BASE [--metric NAME] [--store FILE]
     graphcomm-lab report [--out FILE.html] [--store FILE] [--suite NAME]
-    graphcomm-lab reproduce CLAIM|all [--tiny] [--store FILE]
+    graphcomm-lab reproduce CLAIM|all [--tiny] [--simulate [--platform P]] [--store FILE]
 
 Errors are one line on stderr, `graphcomm-lab: error: ...`, and exit code 2
 (1 when a suite ran but some runs failed; 130 when interrupted).
@@ -161,14 +161,26 @@ def cmd_reproduce(args):
     if args.claim != "all" and args.claim not in CLAIMS:
         raise SuiteError(f"unknown claim '{args.claim}' (one of: all, {', '.join(CLAIMS)})")
     claims = list(CLAIMS.values()) if args.claim == "all" else [CLAIMS[args.claim]]
+    binary, launcher, platform = args.binary, args.launcher, None
+    if args.simulate:  # the SMPI build, on simulated ranks (docs/simulation.md)
+        platform = args.platform or "edr"
+        binary = binary or ROOT / "build-smpi" / "src" / "graphcomm"
+        launcher = [launcher or ROOT / "scripts" / "simulate", "--platform", platform]
+    elif args.platform:
+        raise SuiteError("--platform goes with --simulate")
     store = Store(args.store)
     failed = 0
     try:
         for claim in claims:
-            suite = suite_of(claim, args.tiny)
-            failed += run_suite(suite, store, binary=args.binary, launcher=args.launcher,
-                                timeout=args.timeout, progress=not args.quiet)[1]
-            print(verdict_line(claim, store.runs(suite=suite.name)), flush=True)
+            suite = suite_of(claim, args.tiny, platform)
+            if suite is not None:
+                prefix = launcher
+                if args.simulate:
+                    prefix = launcher + list(claim.simulation.flags)
+                failed += run_suite(suite, store, binary=binary, launcher=prefix,
+                                    timeout=args.timeout, progress=not args.quiet)[1]
+            runs = store.runs(suite=suite.name) if suite is not None else []
+            print(verdict_line(claim, runs, args.simulate), flush=True)
     finally:
         store.close()
     return 1 if failed else 0
@@ -237,6 +249,11 @@ def parser():
     rr.add_argument("claim", help="a claim (models, rcm, one-sided, hybrid, combining, partner) "
                                   "or all")
     rr.add_argument("--tiny", action="store_true", help="seconds-sized suites (for tests)")
+    rr.add_argument("--simulate", action="store_true",
+                    help="the claims at scale, on simulated ranks (SimGrid SMPI: the build in "
+                         "build-smpi/, scripts/simulate; docs/simulation.md)")
+    rr.add_argument("--platform", help="with --simulate: scripts/simulate's platform (edr, "
+                                       "ethernet, this-machine or a file; default edr)")
     _run_options(rr, store_help)
     rr.set_defaults(func=cmd_reproduce)
     return p

@@ -7,13 +7,29 @@ line per claim:
 Times on 2 cores with more ranks than cores are noisy: a comparison whose
 ratio spread (over run pairs) straddles 1 is inconclusive, not a verdict.
 `tiny` shrinks every suite to seconds (for the tests), where the verdicts
-mean little."""
+mean little.
+
+`simulate`: the claims the studies make at scale, judged on simulated ranks
+(SimGrid SMPI through scripts/simulate, docs/simulation.md): each such claim
+has a suite of its own, named reproduce-CLAIM-simulated-PLATFORM, run by the SMPI
+build on a modeled platform, stored apart from the measured runs, and judged
+on simulated time."""
 import statistics
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 from .figures import parts
 from .suite import suite_from_doc
+
+
+@dataclass
+class Simulation:
+    """A claim's experiments at scale, on simulated ranks."""
+    experiments: list
+    tiny: list
+    flags: tuple = ()  # scripts/simulate's own options, e.g. --communication-only
+    judge: Callable | None = None  # None: the claim's own judge
 
 
 @dataclass
@@ -24,6 +40,8 @@ class Claim:
     tiny: list
     repeats: int
     judge: Callable  # runs -> (measured, verdict)
+    simulation: Simulation | None = None
+    not_simulated: str = ""  # why a claim has no simulated suite
 
 
 def _values(runs, kernel, metric, part=None, **where):
@@ -158,6 +176,55 @@ def judge_combining(runs):
     return measured, "holds" if grows and vanishes else "does not hold"
 
 
+def _moore_neighbours(inp):
+    """(2r+1)^d - 1 of moore:D:R, None for another topology."""
+    if not inp.startswith("moore:"):
+        return None
+    d, r = (int(x) for x in inp.split(":")[1:3])
+    return (2 * r + 1) ** d - 1
+
+
+DENSE_MOORE = 48  # neighbours from which the study's Fig. 5 shows gains of 2x and more
+
+
+def judge_combining_at_scale(runs):
+    """The collectives study at scale (Figs. 5, 6, 8): combined against direct
+    allgather, per topology, mode and size. Holds when all three hold: at
+    least 2x at 4 B on every dense Moore neighbourhood (48 neighbours and
+    more; the study saw about 4x), at most 5% slower where no friend group
+    formed, and about 1x (0.9-1.1) above 1 KiB."""
+    rows = {}
+    for r in runs:
+        if r["kernel"] != "nbr" or r["status"] != "ok":
+            continue
+        mode = r["options"].get("mode", "agnostic")
+        groups = r["result"]["plan"]["groups"]
+        for size in r["result"]["sizes"]:
+            rows.setdefault((r["input"], mode), {})[size["bytes"]] = (size["speedup"], groups)
+    if not rows:
+        return _no_data("nbr runs")
+    measured, failures, dense_seen = [], [], False
+    for (inp, mode), by_size in sorted(rows.items()):
+        groups = next(iter(by_size.values()))[1]
+        measured.append(f"{inp} {mode} ({groups} groups): " + ", ".join(
+            f"{b} B {v[0]:.2f}" for b, v in sorted(by_size.items())))
+        n = _moore_neighbours(inp)
+        if n is not None and n >= DENSE_MOORE and 4 in by_size:
+            dense_seen = True
+            if by_size[4][0] < 2:
+                failures.append(f"{inp} {mode} at 4 B is {by_size[4][0]:.2f}x, not 2x")
+        for b, (v, _) in by_size.items():
+            if groups == 0 and v < 0.95:
+                failures.append(f"{inp} {mode} forms no group and is {v:.2f}x at {b} B")
+            if b > 1024 and not 0.9 <= v <= 1.1:
+                failures.append(f"{inp} {mode} at {b} B is {v:.2f}x, not about 1x")
+    if not dense_seen:
+        return "; ".join(measured), "inconclusive (no dense Moore neighbourhood at 4 B)"
+    if failures:
+        return "; ".join(measured), "does not hold (" + "; ".join(failures) + ")"
+    return "; ".join(measured), "holds"
+
+
 def judge_partner(runs):
     measured, verdicts = [], {}
     for inp in _inputs(runs, "mq"):
@@ -176,10 +243,46 @@ def judge_partner(runs):
     return "; ".join(measured), "holds" if holds else "does not hold"
 
 
+def judge_one_sided_scaling(runs):
+    """Graph500 BFS weak scaling (studies 002 and 003): does a one-sided model
+    (rma-fence, rma-hash) gain on two-sided (nsr) as the ranks grow? Holds
+    when the best one-sided/two-sided TEPS ratio at the most ranks is above
+    the one at the fewest."""
+    points = []
+    for ranks in sorted({r["ranks"] for r in runs if r["kernel"] == "bfs"}):
+        inputs = _inputs([r for r in runs if r["ranks"] == ranks], "bfs")
+        if not inputs:
+            continue
+        inp = inputs[-1]
+        two = _teps(runs, inp, "top-down/nsr", ranks)
+        one = {m: _teps(runs, inp, f"top-down/{m}", ranks) for m in ("rma-fence", "rma-hash")}
+        if not two or not all(one.values()):
+            return _no_data(f"bfs runs of {inp} at {ranks} ranks")
+        best = max(statistics.median(v) for v in one.values()) / statistics.median(two)
+        points.append((ranks, inp, best))
+    measured = "; ".join(f"{inp} at {p} ranks: one-sided/two-sided TEPS {b:.2f}"
+                         for p, inp, b in points)
+    if len(points) < 2:
+        return measured or "-", "inconclusive (needs two rank counts)"
+    return measured, "holds" if points[-1][2] > points[0][2] else "does not hold"
+
+
 def _stats(inputs, ranks, reorder="none"):
     return {"kernel": "graph-stats", "inputs": inputs, "ranks": ranks,
             "options": {"reorder": reorder}}
 
+
+# The simulated suites' sizes: what the studies ran (4K processes for the
+# collectives, 1K-2K for matching and reordering), cut to what simulating
+# costs on one core (bench/README.md, "Simulated ranks").
+SIM_NBR_INPUTS = ["moore:2:1", "moore:2:2", "moore:2:3", "moore:2:4", "moore:3:1",
+                  "random:0.05", "random:0.2"]
+SIM_NBR_RANKS = [256]
+SIM_MATCH_INPUTS = ["rgg:262144", "rmat:16"]
+SIM_MATCH_RANKS = [256]
+SIM_RCM_INPUTS = ["rgg:1048576", "../shared/datasets/luxembourg_osm.mtx.gz"]
+SIM_RCM_RANKS = [1024, 2048]
+SIM_BFS_WEAK = ((64, 14), (256, 16))  # SCALE grows with log2 of the ranks
 
 CLAIMS = {c.name: c for c in (
     Claim("models", "NCL and RMA beat NSR except on dense process graphs "
@@ -187,44 +290,92 @@ CLAIMS = {c.name: c for c in (
           [{"kernel": "match", "inputs": ["rgg:262144", "er:32768"],
             "models": ["nsr", "rma", "ncl"], "ranks": [4]}, _stats(["rgg:262144", "er:32768"], [4])],
           [{"kernel": "match", "inputs": ["rgg:4096"], "models": ["nsr", "rma", "ncl"],
-            "ranks": [4]}, _stats(["rgg:4096"], [4])], 3, judge_models),
+            "ranks": [4]}, _stats(["rgg:4096"], [4])], 3, judge_models,
+          Simulation([{"kernel": "match", "inputs": SIM_MATCH_INPUTS, "models": ["nsr", "rma", "ncl"],
+                       "ranks": SIM_MATCH_RANKS}, _stats(SIM_MATCH_INPUTS, SIM_MATCH_RANKS)],
+                     [{"kernel": "match", "inputs": ["rgg:4096"], "models": ["nsr", "rma", "ncl"],
+                       "ranks": [16]}, _stats(["rgg:4096"], [16])])),
     Claim("rcm", "RCM reordering raises d_avg of the process graph (matching study, Table VI)",
           [_stats(["rgg:262144", "rmat:16"], [8]), _stats(["rgg:262144", "rmat:16"], [8], "rcm")],
-          [_stats(["rgg:4096"], [4]), _stats(["rgg:4096"], [4], "rcm")], 1, judge_rcm),
+          [_stats(["rgg:4096"], [4]), _stats(["rgg:4096"], [4], "rcm")], 1, judge_rcm,
+          Simulation([_stats(SIM_RCM_INPUTS, SIM_RCM_RANKS),
+                      _stats(SIM_RCM_INPUTS, SIM_RCM_RANKS, "rcm")],
+                     [_stats(["rgg:4096"], [16]), _stats(["rgg:4096"], [16], "rcm")],
+                     ("--communication-only",))),
     Claim("one-sided", "replicated BFS beats one-sided at small scale and one-sided gains more "
           "with SCALE (Graph500 one-sided study)",
           [{"kernel": "bfs", "inputs": ["rmat:12", "rmat:14", "rmat:16"], "models": ["all"],
             "ranks": [2], "options": {"roots": 16}}],
           [{"kernel": "bfs", "inputs": ["rmat:8", "rmat:9"], "models": ["all"], "ranks": [2],
-            "options": {"roots": 2}}], 3, judge_one_sided),
+            "options": {"roots": 2}}], 3, judge_one_sided,
+          Simulation([{"kernel": "bfs", "inputs": [f"rmat:{scale}"], "models": ["all"],
+                       "ranks": [ranks], "options": {"roots": 4, "algorithm": "top-down"}}
+                      for ranks, scale in SIM_BFS_WEAK],
+                     [{"kernel": "bfs", "inputs": [f"rmat:{scale}"], "models": ["all"],
+                       "ranks": [ranks], "options": {"roots": 2, "algorithm": "top-down"}}
+                      for ranks, scale in ((4, 8), (16, 10))],
+                     judge=judge_one_sided_scaling)),
     Claim("hybrid", "the hybrid MPI+OpenSHMEM design gains over pure MPI (OSU study)",
           [{"kernel": "bfs", "inputs": ["rmat:16"], "models": ["all"], "ranks": [4],
             "options": {"roots": 16}}],
           [{"kernel": "bfs", "inputs": ["rmat:8"], "models": ["all"], "ranks": [4],
-            "options": {"roots": 2}}], 3, judge_hybrid),
+            "options": {"roots": 2}}], 3, judge_hybrid,
+          not_simulated="SimGrid SMPI simulates MPI only: no OpenSHMEM, so no hybrid model"),
     Claim("combining", "combining gains grow with density and vanish for large messages "
           "(collectives study)",
           [{"kernel": "nbr", "inputs": ["random:0.2", "random:0.8"], "models": ["allgather"],
             "ranks": [8], "options": {"sizes": [4, 16384], "iters": 100}}],
           [{"kernel": "nbr", "inputs": ["random:0.2", "random:0.8"], "models": ["allgather"],
             "ranks": [4], "options": {"sizes": [4, 16384], "iters": 3, "repeat": 1}}],
-          3, judge_combining),
+          3, judge_combining,
+          Simulation([{"kernel": "nbr", "inputs": SIM_NBR_INPUTS, "models": ["allgather"],
+                       "ranks": SIM_NBR_RANKS,
+                       "options": {"sizes": [4, 64, 1024, 4096], "iters": 10, "repeat": 1,
+                                   "mode": mode}} for mode in ("agnostic", "aware")],
+                     [{"kernel": "nbr", "inputs": ["moore:2:1", "moore:2:3"],
+                       "models": ["allgather"], "ranks": [16],
+                       "options": {"sizes": [4, 4096], "iters": 2, "repeat": 1}}],
+                     ("--communication-only",), judge_combining_at_scale)),
     Claim("partner", "partner queues give large gains on many-to-one workloads and none on "
           "short queues (message-matching study)",
           [{"kernel": "mq", "inputs": ["synth:many-to-one,ranks=512", "synth:depth,depth=4"],
             "models": ["all"], "ranks": [1]}],
           [{"kernel": "mq", "inputs": ["synth:many-to-one,ranks=16", "synth:depth,depth=4"],
-            "models": ["all"], "ranks": [1]}], 3, judge_partner),
+            "models": ["all"], "ranks": [1]}], 3, judge_partner,
+          not_simulated="mq replays recorded queues on one rank: a model of the library's "
+          "queues, not of a network, so there is nothing to simulate"),
 )}
 
 
-def suite_of(claim, tiny=False):
-    doc = {"repeats": 1 if tiny else claim.repeats,
-           "experiment": claim.tiny if tiny else claim.experiments}
-    name = f"reproduce-{claim.name}" + ("-tiny" if tiny else "")
+def suite_of(claim, tiny=False, platform=None):
+    """The claim's suite; with a platform (scripts/simulate's): its suite at
+    scale on simulated ranks of that platform, None if it has none. Simulated
+    time is deterministic up to the computation SMPI measures, so one
+    repetition of a simulated suite is enough."""
+    if platform:
+        if claim.simulation is None:
+            return None
+        experiments = claim.simulation.tiny if tiny else claim.simulation.experiments
+        doc = {"repeats": 1, "experiment": experiments}
+    else:
+        doc = {"repeats": 1 if tiny else claim.repeats,
+               "experiment": claim.tiny if tiny else claim.experiments}
+    name = (f"reproduce-{claim.name}" + (f"-simulated-{Path(platform).stem}" if platform else "")
+            + ("-tiny" if tiny else ""))
     return suite_from_doc(f"claim {claim.name}", doc, name)
 
 
-def verdict_line(claim, runs):
-    measured, verdict = claim.judge(runs)
-    return f"{claim.text} | measured here: {measured} | {verdict}"
+def _platforms(runs):
+    return sorted({r["result"]["simulation"]["platform"] for r in runs
+                   if r["status"] == "ok" and (r["result"] or {}).get("simulation")})
+
+
+def verdict_line(claim, runs, simulated=False):
+    if not simulated:
+        measured, verdict = claim.judge(runs)
+        return f"{claim.text} | measured here: {measured} | {verdict}"
+    if claim.simulation is None:
+        return f"{claim.text} | not simulated: {claim.not_simulated} | -"
+    measured, verdict = (claim.simulation.judge or claim.judge)(runs)
+    where = ", ".join(_platforms(runs)) or "no platform"
+    return f"{claim.text} | simulated on {where}: {measured} | {verdict}"

@@ -6,6 +6,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -86,8 +87,25 @@ def synthetic_trace(spec, binary, timeout):
     return path
 
 
+# scripts/simulate's last line: "simulate: 64 ranks on edr (4 nodes x 16 ranks):
+# simulated 0.0123 s, wall 3.2 s ..."
+_SIMULATED = re.compile(r"^simulate: \d+ ranks? on (.+): simulated ([0-9.e+-]+) s, wall ([0-9.]+) s",
+                        re.M)
+
+
+def simulation_of(stderr):
+    """What scripts/simulate said of a run (platform, simulated and simulator
+    seconds), or None for a run on a real machine."""
+    m = _SIMULATED.search(stderr)
+    if m is None:
+        return None
+    return {"platform": m.group(1), "simulated_seconds": float(m.group(2)),
+            "simulator_wall_seconds": float(m.group(3))}
+
+
 def run_one(config, binary, launcher, timeout):
-    """(status, error, result, wall seconds) of one configuration."""
+    """(status, error, result, wall seconds) of one configuration. `launcher`
+    is a path or a command prefix (e.g. [scripts/simulate, --platform, edr])."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "result.json"
         args = config.arguments()
@@ -98,7 +116,8 @@ def run_one(config, binary, launcher, timeout):
                 return "failed", f"cannot make the trace {config.input}: {e}", None, 0.0
             if trace is not None:
                 args = [str(trace) if a == config.input else a for a in args]
-        cmd = [str(launcher), "-np", str(config.ranks), str(binary)] + args
+        prefix = launcher if isinstance(launcher, (list, tuple)) else [launcher]
+        cmd = [*map(str, prefix), "-np", str(config.ranks), str(binary)] + args
         cmd += ["-q", "--json", str(out)]
         matrix = Path(tmp) / "matrix.json"
         if config.wants_comm_matrix():
@@ -116,6 +135,9 @@ def run_one(config, binary, launcher, timeout):
             result = json.loads(out.read_text())
             if config.wants_comm_matrix():
                 result["comm_matrix"] = json.loads(matrix.read_text())
+            simulation = simulation_of(proc.stderr)
+            if simulation is not None:
+                result["simulation"] = simulation
         except (OSError, ValueError) as e:
             return "failed", f"no valid JSON result ({e})", None, wall
         return "ok", None, result, wall
@@ -125,8 +147,9 @@ def run_suite(suite, store, *, binary=None, launcher=None, timeout=3600, progres
     """Returns (runs done now, failed now, skipped as stored). Raises
     KeyboardInterrupt after storing every run that finished."""
     binary = Path(binary or default_binary())
-    launcher = Path(launcher or default_launcher())
-    for what, path in (("graphcomm binary", binary), ("launcher", launcher)):
+    launcher = launcher or default_launcher()
+    command = launcher[0] if isinstance(launcher, (list, tuple)) else launcher
+    for what, path in (("graphcomm binary", binary), ("launcher", command)):
         if not os.access(path, os.X_OK):
             raise FileNotFoundError(f"no {what} at {path} (build first: scripts/build)")
     done = store.done_keys(suite.name)

@@ -55,3 +55,51 @@ def test_partner_verdicts():
     assert judge_partner([_mq(long_q, 100, 10), _mq(short_q, 10, 10.2)])[1] == "holds"
     assert judge_partner([_mq(long_q, 100, 80), _mq(short_q, 10, 10.2)])[1] == "does not hold"
     assert judge_partner([_mq(long_q, 100, 10)])[1].startswith("inconclusive")
+
+
+def _nbr(inp, speedups, groups, mode="agnostic"):
+    sizes = [{"bytes": b, "speedup": v} for b, v in speedups.items()]
+    return _run("nbr", inp, {"plan": {"groups": groups}, "sizes": sizes}, "allgather", mode=mode)
+
+
+def test_combining_at_scale_verdicts():
+    from graphcomm_lab.reproduce import judge_combining_at_scale as judge
+    sparse_ok = _nbr("moore:2:1", {4: 0.97, 4096: 1.0}, groups=0)
+    dense_ok = _nbr("moore:2:4", {4: 3.1, 1024: 1.4, 4096: 1.05}, groups=512)
+    assert judge([sparse_ok, dense_ok])[1] == "holds"
+    # Each of the three targets, broken alone.
+    weak = _nbr("moore:2:4", {4: 1.6, 4096: 1.0}, groups=512)
+    assert judge([sparse_ok, weak])[1].startswith("does not hold (moore:2:4 agnostic at 4 B")
+    slower = _nbr("moore:2:1", {4: 0.9, 4096: 1.0}, groups=0)
+    assert "forms no group" in judge([slower, dense_ok])[1]
+    large = _nbr("moore:2:4", {4: 3.0, 4096: 0.7}, groups=512)
+    assert "not about 1x" in judge([sparse_ok, large])[1]
+    assert judge([sparse_ok])[1].startswith("inconclusive")
+    assert judge([])[1].startswith("inconclusive")
+
+
+def test_simulated_suites_are_apart_and_named_by_platform():
+    from graphcomm_lab.reproduce import suite_of, verdict_line
+    combining = CLAIMS["combining"]
+    measured = suite_of(combining)
+    simulated = suite_of(combining, platform="edr")
+    assert measured.name == "reproduce-combining"
+    assert simulated.name == "reproduce-combining-simulated-edr"
+    assert suite_of(combining, tiny=True, platform="/x/my-cluster.xml").name == (
+        "reproduce-combining-simulated-my-cluster-tiny")
+    assert {c.ranks for c in simulated.configs} != {c.ranks for c in measured.configs}
+    # A claim without a simulated suite says why, and has no suite.
+    hybrid = CLAIMS["hybrid"]
+    assert suite_of(hybrid, platform="edr") is None
+    line = verdict_line(hybrid, [], simulated=True)
+    assert line.startswith(hybrid.text + " | not simulated: ") and "OpenSHMEM" in line
+
+
+def test_simulate_line_parsed():
+    from graphcomm_lab.runner import simulation_of
+    stderr = ("graphcomm: matching\nsimulate: 64 ranks on edr (4 nodes x 16 ranks): simulated "
+              "0.0123 s, wall 3.5 s (0.9 s in the program's own code)\n")
+    assert simulation_of(stderr) == {"platform": "edr (4 nodes x 16 ranks)",
+                                     "simulated_seconds": 0.0123,
+                                     "simulator_wall_seconds": 3.5}
+    assert simulation_of("graphcomm: matching\n") is None
