@@ -109,8 +109,13 @@ def write_report(runs, out_path, store_path):
     for suite in suites:
         mine = [r for r in runs if r["suite"] == suite]
         ok = sum(r["status"] == "ok" for r in mine)
-        body += [f"<h2>Suite {html.escape(suite)}</h2>",
-                 f"<p>{ok} runs ok, {len(mine) - ok} failed.</p>", _figures_table(mine)]
+        platforms = sorted({r["result"]["simulation"]["platform"] for r in mine
+                            if r["status"] == "ok" and (r["result"] or {}).get("simulation")})
+        where = ("<p><b>Simulated</b> (SimGrid SMPI, scripts/simulate): times are simulated "
+                 "time on " + html.escape("; ".join(platforms)) + ", not measured.</p>"
+                 if platforms else "")
+        body += [f"<h2>Suite {html.escape(suite)}{' (simulated)' if platforms else ''}</h2>",
+                 where, f"<p>{ok} runs ok, {len(mine) - ok} failed.</p>", _figures_table(mine)]
         stats = stats_rows(mine)
         if stats:
             body += ["<h3>Graphs and process graphs</h3>",

@@ -72,3 +72,23 @@ def test_browser_checks_can_fail(report, tmp_path):
     body, console = open_in_browser(broken, tmp_path)
     assert 'data-images-ok="no"' in body
     assert any("undefinedFunction" in line for line in console)
+
+
+def test_simulated_suites_shown_apart(tmp_path):
+    from graphcomm_lab.report import write_report
+
+    def run(suite, simulation):
+        result = {"runs": [{"model": "nsr", "seconds": 1.0}]}
+        if simulation:
+            result["simulation"] = {"platform": "edr (16 nodes x 16 ranks)",
+                                    "simulated_seconds": 1.0, "simulator_wall_seconds": 9.0}
+        return {"suite": suite, "kernel": "match", "input": "rmat:4", "model": "nsr",
+                "ranks": 256 if simulation else 2, "options": {}, "status": "ok", "error": None,
+                "repeat": 0, "git_commit": "abc", "mpi_library": "x", "machine": {},
+                "result": result}
+
+    page = write_report([run("measured", False), run("at-scale", True)],
+                        tmp_path / "r.html", tmp_path / "s.sqlite").read_text()
+    assert "<h2>Suite at-scale (simulated)</h2>" in page
+    assert "simulated time on edr (16 nodes x 16 ranks)" in page
+    assert "<h2>Suite measured</h2>" in page
