@@ -282,7 +282,9 @@ SIM_NBR_RANKS = [256]
 SIM_MATCH_INPUTS = ["rgg:262144", "rmat:16"]
 SIM_MATCH_RANKS = [256]
 SIM_RCM_INPUTS = ["rgg:1048576", "../shared/datasets/luxembourg_osm.mtx.gz"]
-SIM_RCM_RANKS = [1024, 2048]
+# The study's 1K and 2K parts: not yet, as graph stats at 1024 simulated ranks
+# ran over 15 minutes (graph distribution's MPI_Alltoallv, bench/README.md).
+SIM_RCM_RANKS = [256, 512]
 SIM_BFS_WEAK = ((64, 14), (256, 16))  # SCALE grows with log2 of the ranks
 
 CLAIMS = {c.name: c for c in (
