@@ -8,6 +8,7 @@ import os
 import platform
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -58,6 +59,22 @@ def error_line(stderr, returncode):
         if "error" in line.lower():
             return line
     return lines[-1] if lines else f"exit code {returncode}"
+
+
+def run_group(cmd, timeout, **kwargs):
+    """subprocess.run with output captured, in a session of its own, so that a
+    timeout (or an interrupt) kills the whole process group: a launcher's
+    grandchildren (mpirun's ranks, smpirun's simulator) outlive a killed
+    launcher otherwise."""
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True, **kwargs) as proc:
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except BaseException:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
 def _now():
@@ -125,7 +142,7 @@ def run_one(config, binary, launcher, timeout):
         start = time.monotonic()
         try:
             # From the repository root: a suite's file inputs are relative to it.
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+            proc = run_group(cmd, timeout, cwd=ROOT)
         except subprocess.TimeoutExpired:
             return "failed", f"timed out after {timeout} s", None, time.monotonic() - start
         wall = time.monotonic() - start

@@ -170,3 +170,21 @@ def test_plots_from_a_store(write_suite, fake, tmp_path):
                                       "--store", store_path), capture_output=True, text=True)
     assert proc.returncode == 2 and "no bfs runs" in proc.stderr
     assert not list(tmp_path.glob("none.*"))
+
+
+def test_timeout_kills_the_launchers_grandchildren(tmp_path):
+    import os
+    import time
+
+    import pytest
+    from graphcomm_lab.runner import run_group
+
+    pid_file = tmp_path / "grandchild.pid"
+    # A launcher that starts a grandchild (as smpirun starts the simulator), then waits.
+    script = f"sleep 60 & echo $! > {pid_file}; wait"
+    with pytest.raises(subprocess.TimeoutExpired):
+        run_group(["bash", "-c", script], timeout=1)
+    grandchild = int(pid_file.read_text())
+    time.sleep(0.2)
+    with pytest.raises(ProcessLookupError):
+        os.kill(grandchild, 0)
