@@ -18,28 +18,14 @@ results identical to a 1-rank run of the same build (standard library only):
 import argparse
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
 
+from simrun import run_group
+
 RUN_TIMEOUT = 900
 
-
-def run_group(cmd, timeout, **kwargs):
-    """subprocess.run with output captured, in a session of its own, so that a
-    timeout (or an interrupt) kills the whole process group: a launcher's
-    grandchildren (mpirun's ranks, smpirun's simulator) outlive a killed
-    launcher otherwise."""
-    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          start_new_session=True, **kwargs) as proc:
-        try:
-            out, err = proc.communicate(timeout=timeout)
-        except BaseException:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
-            raise
-    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 MODELS = ["nsr", "nsr-agg", "rma", "ncl", "ncl-combined", "rma-fence", "rma-hash"]
 
 

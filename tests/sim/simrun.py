@@ -1,0 +1,19 @@
+"""What the simulation tests share (standard library only)."""
+import os
+import signal
+import subprocess
+
+
+def run_group(cmd, timeout, **kwargs):
+    """subprocess.run with output captured, in a session of its own, so that a
+    timeout (or an interrupt) kills the whole process group: smpirun's
+    simulator outlives a killed scripts/simulate otherwise."""
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True, **kwargs) as proc:
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except BaseException:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
