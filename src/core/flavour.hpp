@@ -36,14 +36,14 @@ inline constexpr bool library_has_mpi_io = !simulated;
 // MPI_Waitall on n requests costs the library O(n). SMPI 3.32's is a loop of
 // MPI_Waitany, each of which registers with, and on completion scans, every
 // request still pending (Request::waitany, CommImpl::finish): O(n^2) steps of
-// the simulator, most of its wall time for nbr bench's plan at 256 ranks.
+// the simulator (measured: bench/README.md, "Simulated ranks").
 // core/wait.hpp waits for each request in turn there.
 inline constexpr bool library_waitall_is_linear = !simulated;
 
 // MPI_Comm_dup charges the calling rank only its own time. SMPI 3.32's (and
 // its MPI_Comm_create) charge a simulated rank, as computation, what the other
-// ranks do while it waits in them: 5 dups of the world at 256 simulated ranks
-// took 5.7 s of simulated time, 1,474 s charged in all (bench/README.md).
+// ranks do while it waits in them (measured: bench/README.md, "Simulated
+// ranks").
 // core/dup.hpp duplicates with MPI_Comm_split there, which does not.
 inline constexpr bool library_comm_dup_charges_own_time = !simulated;
 
