@@ -82,7 +82,7 @@ void start_direct(MPI_Comm comm, MPI_Datatype sendtype, MPI_Datatype recvtype, S
 }
 
 void wait_and_clear(std::vector<MPI_Request>& requests) {
-  wait_all(requests);
+  if (!requests.empty()) wait_all(requests);
   requests.clear();
 }
 
