@@ -56,4 +56,14 @@ struct SbmParams {
 std::vector<Edge> sbm_edges(const Comm& comm, const SbmParams& params, std::uint64_t seed);
 int sbm_block_of(vid_t v, vid_t n, int blocks);
 
+struct GridParams {
+  vid_t side = 64;     // vertices along each dimension
+  int dimensions = 3;  // 1 to 6
+};
+// The grid of side^dimensions vertices, vertex ids in lexicographic order
+// (dimension 0 varies fastest), an edge between vertices one step apart along
+// one dimension: a mesh-like input in its mesh's natural order.
+std::vector<Edge> grid_edges(const Comm& comm, const GridParams& params, std::uint64_t seed);
+vid_t grid_vertex_count(const GridParams& params);
+
 }  // namespace gc

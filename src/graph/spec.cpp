@@ -127,6 +127,8 @@ const char* graph_spec_help() {
          "  rgg:N[,r=RADIUS]                        random geometric graph in the unit square\n"
          "  er:N[,d=AVG_DEGREE|p=PROB]              Erdos-Renyi G(n,p) (default d=16)\n"
          "  sbm:N[,blocks=8,pin=P,pout=Q]           stochastic block model\n"
+         "  grid:SIDE[,d=3]                         SIDE^d grid (7-point stencil in 3D), mesh "
+         "order\n"
          "  [FORMAT:]FILE  FORMAT one of mtx (Matrix Market), el (SNAP edge list, 0-based),\n"
          "                 tsv (Graph Challenge, 1-based), mel (matching paper binary CSR),\n"
          "                 gcg (graphcomm binary); taken from the extension when omitted\n"
@@ -137,8 +139,8 @@ static LoadedGraph load_input(const Comm& comm, const std::string& spec,
                               const LoadOptions& options) {
   PhaseTimer timer(comm);
   const std::string kind = spec.substr(0, spec.find(':'));
-  const bool generator =
-      kind == "rmat" || kind == "kronecker" || kind == "rgg" || kind == "er" || kind == "sbm";
+  const bool generator = kind == "rmat" || kind == "kronecker" || kind == "rgg" || kind == "er" ||
+                         kind == "sbm" || kind == "grid";
   ParsedSpec parsed;
   if (generator) parsed = split_spec(spec);
   LoadedGraph out;
@@ -237,6 +239,23 @@ static LoadedGraph load_input(const Comm& comm, const std::string& spec,
                  {"blocks", r.blocks},
                  {"p_in", r.p_in},
                  {"p_out", r.p_out}});
+  } else if (kind == "grid") {
+    Params p(spec, parsed);
+    GridParams r;
+    r.side = p.first<vid_t>("SIDE");
+    r.dimensions = p.get<int>("d", 3);
+    p.done();
+    require(r.dimensions >= 1 && r.dimensions <= 6, spec, "d must be between 1 and 6");
+    require(r.side >= 1 && std::pow(static_cast<double>(r.side), r.dimensions) < 0x1p40, spec,
+            "SIDE must be at least 1, and SIDE^d below 2^40");
+    const vid_t n = grid_vertex_count(r);
+    refuse_if_too_big(
+        comm,
+        build_bytes_per_rank(comm, static_cast<double>(n) * r.dimensions, static_cast<double>(n)),
+        fmt::format("graph '{}'", spec));
+    Progress::say(comm, "generating {} ({} vertices)", spec, n);
+    out = from_edges(comm, n, grid_edges(comm, r, options.seed), options);
+    desc.update({{"generator", "grid"}, {"side", r.side}, {"dimensions", r.dimensions}});
   } else {
     // A file, with or without a format prefix.
     std::string format, path;

@@ -4,13 +4,15 @@
 // Then properties every generated graph must have (simple, symmetric, weights
 // in (0,1]) and a few per generator (RMAT's vertex count, RGG's edge set
 // against a brute-force O(n^2) recomputation and its path-shaped process
-// graph, ER's average degree, SBM's block densities).
+// graph, ER's average degree, SBM's block densities, the grid's edge set
+// against its coordinates).
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cmath>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 
 #include "core/output.hpp"
@@ -64,6 +66,12 @@ std::vector<Case> cases() {
          p.n = kSbmN;
          p.blocks = 7;  // blocks of unequal integer sizes (3000/7)
          return build_graph(c, kSbmN, sbm_edges(c, p, seed));
+       }},
+      {"grid",
+       [](const Comm& c, std::uint64_t seed) {
+         GridParams p;
+         p.side = 7;  // 343 vertices: ranges cut planes and rows unevenly
+         return build_graph(c, grid_vertex_count(p), grid_edges(c, p, seed));
        }},
   };
 }
@@ -146,7 +154,9 @@ TEST(Generators, DifferentSeedGivesDifferentGraph) {
     const EdgeSetSummary b = test::summarize_edges(world, c.generate(world, 2));
     EXPECT_NE(a.checksum, b.checksum);
     // Same structure ignoring weights would still be a failure of the seeding:
-    // compare the edge sets without weights too.
+    // compare the edge sets without weights too (the grid's structure is not
+    // random: only its weights come from the seed).
+    if (c.name == "grid") continue;
     const auto strip = [](std::vector<EdgeKey> es) {
       for (EdgeKey& e : es) e.w = 0;
       return es;
@@ -337,6 +347,35 @@ TEST(Generators, SbmDenserInsideBlocks) {
   EXPECT_NEAR(across, mean_out, 6 * std::sqrt(mean_out));
   for (vid_t v : {vid_t{0}, vid_t{499}, vid_t{500}, vid_t{3999}})
     EXPECT_EQ(sbm_block_of(v, p.n, p.blocks), static_cast<int>(v / 500));
+}
+
+TEST(Generators, GridIsTheStencilOfItsCoordinates) {
+  const Comm world = Comm::world();
+  for (int d : {1, 2, 3}) {
+    SCOPED_TRACE("d = " + std::to_string(d));
+    GridParams p;
+    p.side = 5;
+    p.dimensions = d;
+    const vid_t n = grid_vertex_count(p);
+    const std::vector<EdgeKey> all =
+        test::gather_edges(world, build_graph(world, n, grid_edges(world, p, 2)));
+    // Brute force: an edge iff the coordinates differ by one in exactly one place.
+    auto coords = [&](vid_t v) {
+      std::array<int, 3> c{};
+      for (int i = 0; i < d; ++i, v /= 5) c[static_cast<size_t>(i)] = static_cast<int>(v % 5);
+      return c;
+    };
+    std::set<std::pair<vid_t, vid_t>> expected, got;
+    for (vid_t u = 0; u < n; ++u)
+      for (vid_t v = 0; v < n; ++v) {
+        int distance = 0;
+        for (int i = 0; i < 3; ++i) distance += std::abs(coords(u)[i] - coords(v)[i]);
+        if (distance == 1) expected.insert({u, v});
+      }
+    for (const EdgeKey& e : all) got.insert({e.u, e.v});
+    EXPECT_EQ(got, expected);
+    EXPECT_EQ(expected.size(), 2u * static_cast<size_t>(d) * 4u * (n / 5u));  // d*(K-1)*K^(d-1)
+  }
 }
 
 }  // namespace
