@@ -34,15 +34,29 @@ def _run(kernel, inp, result, model=None, **options):
             "status": "ok", "result": result}
 
 
-def _stats(inp, reorder, d_avg):
+def _stats(inp, reorder, d_avg, **options):
     return _run("graph-stats", inp, {"process_graph": {"degree": {"avg": d_avg}}},
-                reorder=reorder)
+                reorder=reorder, **options)
 
 
 def test_rcm_verdicts():
     assert judge_rcm([_stats("g", "none", 1.5), _stats("g", "rcm", 2.5)])[1] == "holds"
     assert judge_rcm([_stats("g", "none", 2.5), _stats("g", "rcm", 1.5)])[1] == "does not hold"
     assert judge_rcm([_stats("g", "none", 2.5)])[1].startswith("inconclusive")
+
+
+def test_rcm_verdict_per_part_count():
+    # Raised at 256 parts, lowered at 2048: the claim does not hold; each
+    # count is compared with its own input-order figures only.
+    runs = [_stats("g", "none", 2.0, parts=256), _stats("g", "rcm", 4.0, parts=256),
+            _stats("g", "none", 9.0, parts=2048), _stats("g", "rcm", 6.0, parts=2048)]
+    measured, verdict = judge_rcm(runs)
+    assert verdict == "does not hold"
+    other = [_stats("h", "none", 2.0, parts=256), _stats("h", "rcm", 3.0, parts=256)]
+    assert judge_rcm(runs + other)[1] == "does not hold (raised on h only)"
+    assert "256 parts 2.00 -> 4.00" in measured and "2048 parts 9.00 -> 6.00" in measured
+    assert judge_rcm(runs[:2])[1] == "holds"
+    assert judge_rcm(runs[:3])[1].startswith("inconclusive")
 
 
 def _mq(inp, ll, pd):

@@ -97,10 +97,10 @@ void print_stats(const Comm& comm, const LoadedGraph& loaded, const GraphStats& 
   out += fmt::format("  degree: min {:.0f}  max {:.0f}  avg {:.2f}  sigma {:.2f}\n", s.degree.min,
                      s.degree.max, s.degree.avg, s.degree.stddev);
   out += fmt::format(
-      "  cut edges = {}   process graph: |Ep| = {}  d_max = {:.0f}  d_avg = {:.2f}  sigma_d = "
+      "  cut edges = {}   process graph{}: |Ep| = {}  d_max = {:.0f}  d_avg = {:.2f}  sigma_d = "
       "{:.2f}\n\n",
-      s.cut_edges, s.process_edges, s.process_degree.max, s.process_degree.avg,
-      s.process_degree.stddev);
+      s.cut_edges, s.of_parts ? fmt::format(" of {} parts", s.ranks.size()) : "", s.process_edges,
+      s.process_degree.max, s.process_degree.avg, s.process_degree.stddev);
   if (before) {
     out += fmt::format("  {:<16} {:>12} {:>8} {:>8} {:>8} {:>8} {:>12} {:>12}\n", "distribution",
                        "cut", "|Ep|", "d_max", "d_avg", "sigma_d", "max |E'|", "max edges");
@@ -108,15 +108,17 @@ void print_stats(const Comm& comm, const LoadedGraph& loaded, const GraphStats& 
     out += process_row(ordering, s);
     out += "\n";
   }
-  out += fmt::format("  {:>6} {:>14} {:>14} {:>14} {:>14} {:>12} {:>8}\n", "rank", "owned", "edges",
+  const char* unit = s.of_parts ? "part" : "rank";
+  out += fmt::format("  {:>6} {:>14} {:>14} {:>14} {:>14} {:>12} {:>8}\n", unit, "owned", "edges",
                      "ghosts", "|E'|", "cut", "d_proc");
   for (size_t r = 0; r < s.ranks.size(); ++r) {
     const RankFigures& f = s.ranks[r];
     out += fmt::format("  {:>6} {:>14} {:>14} {:>14} {:>14} {:>12} {:>8}\n", r, f.owned, f.edges,
                        f.ghosts, f.edges_with_ghosts, f.cut_edges, f.process_degree);
   }
-  out += fmt::format("\n  {:<18} {:>14} {:>14} {:>14} {:>14} {:>16}\n", "over ranks", "min", "max",
-                     "avg", "sigma", "total");
+  out +=
+      fmt::format("\n  {:<18} {:>14} {:>14} {:>14} {:>14} {:>16}\n",
+                  s.of_parts ? "over parts" : "over ranks", "min", "max", "avg", "sigma", "total");
   out += summary_row("owned vertices", s.owned);
   out += summary_row("edges (directed)", s.local_edges);
   out += summary_row("ghosts", s.ghosts);
@@ -126,17 +128,31 @@ void print_stats(const Comm& comm, const LoadedGraph& loaded, const GraphStats& 
   std::fflush(stdout);
 }
 
-void run_stats(const Comm& comm, const Invocation& inv, const GraphOptions& go,
+// The figures of P parts instead of the ranks: g's ids cut into P ranges as
+// the distribution would cut them over P ranks.
+GraphStats stats_of(const Comm& comm, const DistGraph& g, Balance balance, int parts) {
+  if (parts == 0) return compute_stats(comm, g);
+  const Distribution cut = balance == Balance::edges
+                               ? edge_balanced(comm, g.distribution(), g.offsets(), parts)
+                               : Distribution::block(g.global_vertex_count(), parts);
+  return compute_stats(comm, g, &cut);
+}
+
+void run_stats(const Comm& comm, const Invocation& inv, const GraphOptions& go, int parts,
                const std::string& json_path) {
   LoadOptions lo = go.load_options();
+  if (parts > 0 && lo.ordering != Ordering::none && lo.ordering != Ordering::rcm)
+    fail_everywhere(fmt::format(
+        "--parts cuts ranges of the vertex order; with --partition {} the parts are the ranks",
+        go.partition));
   std::optional<GraphStats> before;
   lo.inspect_unordered = [&](const DistGraph& g) {
     Progress::say(comm, "computing statistics of the input order (block)");
-    before = compute_stats(comm, g);
+    before = stats_of(comm, g, Balance::vertices, parts);  // the input's block ranges
   };
   LoadedGraph loaded = load_graph(comm, go.spec, lo);
   Progress::say(comm, "computing statistics");
-  GraphStats stats = compute_stats(comm, loaded.graph);
+  GraphStats stats = stats_of(comm, loaded.graph, lo.balance, parts);
   print_stats(comm, loaded, stats, before ? &*before : nullptr);
   if (!json_path.empty()) {
     nlohmann::json doc = result_envelope(comm, "graph stats", inv.argc, inv.argv);
@@ -214,14 +230,21 @@ void add_graph_commands(CLI::App& app, Runner& run) {
 
   static GraphOptions stats_options;
   static std::string stats_json;
+  static int stats_parts = 0;
   CLI::App* stats = graph->add_subcommand(
       "stats", "Graph, distribution and process-graph statistics (matching paper, Tables III-VI)");
   stats->fallthrough();
   add_graph_options(*stats, stats_options);
+  stats
+      ->add_option("--parts", stats_parts,
+                   "Figures for P parts instead of the ranks: the (reordered) ids cut into P "
+                   "ranges as --distribution would cut them over P ranks (the study's 1K-2K "
+                   "processes on a few ranks)")
+      ->check(CLI::Range(1, 1 << 20));
   stats->add_option("--json", stats_json, "Write the figures as JSON (docs/json-schema.md)");
   stats->callback([&run] {
     run = [](const Comm& comm, const Invocation& inv) {
-      run_stats(comm, inv, stats_options, stats_json);
+      run_stats(comm, inv, stats_options, stats_parts, stats_json);
     };
   });
 

@@ -81,8 +81,8 @@ DistGraph build_graph(const Comm& comm, vid_t n, std::vector<Edge> edges, Balanc
 }
 
 Distribution edge_balanced(const Comm& comm, const Distribution& current,
-                           const std::vector<eid_t>& offsets) {
-  const int p = comm.size();
+                           const std::vector<eid_t>& offsets, int parts) {
+  const int p = parts > 0 ? parts : comm.size();
   const vid_t begin = current.begin(comm.rank());
   const vid_t count = current.count(comm.rank());
   // Work of a vertex = its degree + 1, so isolated vertices are spread too.

@@ -26,10 +26,11 @@ DistGraph build_graph(const Comm& comm, vid_t n, std::vector<Edge> edges,
                       Balance balance = Balance::vertices,
                       BuildRecords records = BuildRecords::automatic);
 
-// The edge-balanced distribution for a graph currently held with CSR
-// `offsets` on a block-like distribution `current`.
+// The edge-balanced distribution, into `parts` ranges (0: one per rank), for
+// a graph currently held with CSR `offsets` on a 1D distribution `current`.
+// The ranges depend only on the graph, not on how many ranks hold it.
 Distribution edge_balanced(const Comm& comm, const Distribution& current,
-                           const std::vector<eid_t>& offsets);
+                           const std::vector<eid_t>& offsets, int parts = 0);
 
 // Re-lays a graph out on another distribution (same global graph, same ids;
 // input ids follow the vertices).

@@ -1,5 +1,6 @@
 #include "graph/stats.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace gc {
@@ -21,7 +22,77 @@ Summary summarize(const std::vector<double>& values) {
   return s;
 }
 
-GraphStats compute_stats(const Comm& comm, const DistGraph& g) {
+namespace {
+
+// (part, item) pairs: a ghost vertex of a part, or a neighbour part of it.
+struct PartPair {
+  std::uint64_t part, item;
+  auto operator<=>(const PartPair&) const = default;
+};
+
+void sort_unique(std::vector<PartPair>& v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+}
+
+// Distinct items per part, each part counted by one rank: a part held by
+// several ranks is merged on the rank holding its first vertex.
+std::vector<std::uint64_t> distinct_per_part(const Comm& comm, const DistGraph& g,
+                                             const Distribution& parts,
+                                             std::vector<PartPair> pairs) {
+  sort_unique(pairs);  // by part, hence by holder rank
+  std::vector<std::uint64_t> counts(static_cast<size_t>(comm.size()), 0);
+  for (const PartPair& x : pairs)
+    ++counts[static_cast<size_t>(g.owner_of(parts.begin(static_cast<int>(x.part))))];
+  pairs = alltoallv(comm, pairs, counts);
+  sort_unique(pairs);
+  std::vector<std::uint64_t> mine(static_cast<size_t>(parts.ranks()), 0), all(mine.size());
+  for (const PartPair& x : pairs) ++mine[x.part];
+  MPI_Allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_UINT64_T, MPI_SUM,
+                comm.get());
+  return all;
+}
+
+}  // namespace
+
+std::vector<RankFigures> part_figures(const Comm& comm, const DistGraph& g,
+                                      const Distribution& parts) {
+  const size_t np = static_cast<size_t>(parts.ranks());
+  // Additive figures: every rank adds its owned vertices' edges.
+  std::vector<std::uint64_t> sums(2 * np, 0), total(2 * np);
+  std::vector<PartPair> ghosts, neighbour_parts;
+  for (lid_t l = 0; l < g.owned_count(); ++l) {
+    const auto p = static_cast<std::uint64_t>(parts.owner_of(g.global_id(l)));
+    sums[p] += g.degree(l);
+    for (lid_t t : g.neighbors(l)) {
+      const vid_t v = g.global_id(t);
+      const auto q = static_cast<std::uint64_t>(parts.owner_of(v));
+      if (q == p) continue;
+      ++sums[np + p];
+      ghosts.push_back({p, v});
+      neighbour_parts.push_back({p, q});
+    }
+  }
+  MPI_Allreduce(sums.data(), total.data(), static_cast<int>(total.size()), MPI_UINT64_T, MPI_SUM,
+                comm.get());
+  const std::vector<std::uint64_t> ghost_counts =
+      distinct_per_part(comm, g, parts, std::move(ghosts));
+  const std::vector<std::uint64_t> degrees =
+      distinct_per_part(comm, g, parts, std::move(neighbour_parts));
+  std::vector<RankFigures> out(np);
+  for (size_t p = 0; p < np; ++p) {
+    RankFigures& f = out[p];
+    f.owned = parts.count(static_cast<int>(p));
+    f.edges = total[p];
+    f.cut_edges = total[np + p];
+    f.ghosts = ghost_counts[p];
+    f.edges_with_ghosts = (f.edges - f.cut_edges) / 2 + f.cut_edges;
+    f.process_degree = static_cast<int>(degrees[p]);
+  }
+  return out;
+}
+
+GraphStats compute_stats(const Comm& comm, const DistGraph& g, const Distribution* parts) {
   GraphStats s;
   s.vertices = g.global_vertex_count();
   s.edges = g.global_edge_count();
@@ -51,15 +122,19 @@ GraphStats compute_stats(const Comm& comm, const DistGraph& g) {
   s.degree.avg = s.degree.total / n;
   s.degree.stddev = std::sqrt(std::max(0.0, sq / n - s.degree.avg * s.degree.avg));
 
-  // Per-rank figures, gathered everywhere.
-  RankFigures mine;
-  mine.owned = g.owned_count();
-  mine.edges = g.local_edge_count();
-  mine.ghosts = g.ghost_count();
-  for (eid_t c : g.ghost_relation().cut_edges) mine.cut_edges += c;
-  mine.edges_with_ghosts = (mine.edges - mine.cut_edges) / 2 + mine.cut_edges;
-  mine.process_degree = static_cast<int>(g.ghost_relation().degree());
-  s.ranks = allgather(comm, mine);
+  if (parts) {
+    s.ranks = part_figures(comm, g, *parts);
+    s.of_parts = true;
+  } else {  // per-rank figures, gathered everywhere
+    RankFigures mine;
+    mine.owned = g.owned_count();
+    mine.edges = g.local_edge_count();
+    mine.ghosts = g.ghost_count();
+    for (eid_t c : g.ghost_relation().cut_edges) mine.cut_edges += c;
+    mine.edges_with_ghosts = (mine.edges - mine.cut_edges) / 2 + mine.cut_edges;
+    mine.process_degree = static_cast<int>(g.ghost_relation().degree());
+    s.ranks = allgather(comm, mine);
+  }
 
   std::vector<double> owned, edges, ghosts, with_ghosts, pdeg;
   for (const RankFigures& r : s.ranks) {
@@ -86,9 +161,10 @@ nlohmann::json to_json(const Summary& s) {
 
 nlohmann::json to_json(const GraphStats& s) {
   nlohmann::json ranks = nlohmann::json::array();
+  const char* unit = s.of_parts ? "part" : "rank";
   for (size_t r = 0; r < s.ranks.size(); ++r) {
     const RankFigures& f = s.ranks[r];
-    ranks.push_back({{"rank", r},
+    ranks.push_back({{unit, r},
                      {"owned_vertices", f.owned},
                      {"edges", f.edges},
                      {"ghosts", f.ghosts},
@@ -108,9 +184,9 @@ nlohmann::json to_json(const GraphStats& s) {
         {"ghosts", to_json(s.ghosts)},
         {"edges_with_ghosts", to_json(s.edges_with_ghosts)},
         {"cut_edges", s.cut_edges},
-        {"per_rank", ranks}}},
+        {s.of_parts ? "per_part" : "per_rank", ranks}}},
       {"process_graph",
-       {{"ranks", s.ranks.size()},
+       {{s.of_parts ? "parts" : "ranks", s.ranks.size()},
         {"edges", s.process_edges},
         {"degree", to_json(s.process_degree)}}},
   };

@@ -5,6 +5,10 @@
 //    it is |E| + (number of cut edges).
 //  - the process graph: ranks as vertices, an edge between two ranks that
 //    share a cut edge; |Ep| counts those rank pairs, d is a rank's degree.
+//  - with `parts`, the same figures for P parts (contiguous ranges of the
+//    graph's ids) instead of the ranks that hold the graph: the study's 1K and
+//    2K processes, computed on a few ranks. Parts cut as the ranks would be cut
+//    give the figures that many ranks would report.
 #pragma once
 
 #include <cstdint>
@@ -30,14 +34,19 @@ struct RankFigures {
 struct GraphStats {
   std::uint64_t vertices = 0, edges = 0, isolated = 0;
   Summary degree;                                         // over vertices
-  std::vector<RankFigures> ranks;                         // per rank (complete on every rank)
+  std::vector<RankFigures> ranks;                         // per rank or part (on every rank)
+  bool of_parts = false;                                  // ranks holds parts
   Summary owned, local_edges, ghosts, edges_with_ghosts;  // over ranks
   std::uint64_t cut_edges = 0;
   std::uint64_t process_edges = 0;  // |Ep|
   Summary process_degree;           // d_max, d_avg, sigma_d over ranks
 };
 
-GraphStats compute_stats(const Comm& comm, const DistGraph& g);
+GraphStats compute_stats(const Comm& comm, const DistGraph& g, const Distribution* parts = nullptr);
+// The figures of each part of `parts` (a distribution of g's global ids).
+// Collective; complete on every rank.
+std::vector<RankFigures> part_figures(const Comm& comm, const DistGraph& g,
+                                      const Distribution& parts);
 nlohmann::json to_json(const GraphStats& s);
 nlohmann::json to_json(const Summary& s);
 

@@ -325,6 +325,9 @@ def spec_and_option_cases(b):
           "^" + literal("graph 'rmat:10,ef': parameter 'ef' is not key=value") + "$")
     b.bad("rgg-zero", "rgg:0", "^" + literal("graph 'rgg:0': N must be at least 1") + "$")
     b.bad("er-bad-probability", "er:100,p=2", literal("p must be in [0,1]"))
+    b.bad("grid-bad-dimension", "grid:10,d=9",
+          "^" + literal("graph 'grid:10,d=9': d must be between 1 and 6") + "$")
+    b.bad("grid-too-many-vertices", "grid:100000,d=6", literal("SIDE^d below 2^40"))
     b.stats("unknown-option", "rgg:10", literal("--bogus"), extra=["--bogus"])
     b.stats("bad-distribution", "rgg:10", literal("--distribution"),
             extra=["--distribution", "diagonal"])
@@ -336,6 +339,10 @@ def spec_and_option_cases(b):
     b.stats("reorder-and-partition", "rgg:50", literal("--reorder rcm and --partition metis: "
                                                        "choose one"),
             extra=["--reorder", "rcm", "--partition", "metis"])
+    b.stats("parts-with-partition", "rgg:50", literal("--parts cuts ranges of the vertex order; "
+                                                      "with --partition metis the parts are the ranks"),
+            extra=["--partition", "metis", "--parts", "8"])
+    b.stats("parts-zero", "rgg:50", literal("--parts: Value 0 not in range"), extra=["--parts", "0"])
     b.cases.append(Case("match/unknown-partitioner",
                         ["match", "--graph", "rgg:10", "--partition", "chaco"],
                         literal("--partition: chaco not in")))

@@ -10,7 +10,9 @@ file is parsed by recount.py, which imports nothing from the project):
     every per-rank figure, the cut and the process graph are recounted here
     from the edge list with each vertex on the rank that owns its new id
     (ranges of new ids sized as the JSON's owned vertices; equal ranges for
-    --reorder with block, as the block distribution cuts them);
+    --reorder with block, as the block distribution cuts them); with rcm,
+    the same for `--parts 4` at every rank count, whose parts must be the
+    ranges the 4-rank run owns;
   - `match --check --mates` gives the block run's matching, in input ids;
   - `bfs --root R --levels` gives the block run's levels and validates.
 (Bad combinations of the options are cases of bad_input.py.)
@@ -56,7 +58,7 @@ def owner_by_new_id(per_rank, n):
     return owner
 
 
-def check_stats(g, whole, doc, perm, ranks, block_ranges, where):
+def check_stats(g, whole, doc, perm, ranks, block_ranges, where, parts=0):
     # The recount's definitions over the relabeled graph: vertex v lives on
     # the owner of perm[v]. Relabel the edge list and recount.
     relabeled = recount.Graph.__new__(recount.Graph)
@@ -69,14 +71,14 @@ def check_stats(g, whole, doc, perm, ranks, block_ranges, where):
     for key in g.edges:
         u, v = perm[key >> recount.ID_BITS], perm[key & recount.ID_MASK]
         relabeled.edges.append(min(u, v) << recount.ID_BITS | max(u, v))
-    per_rank = doc["distribution"]["per_rank"]
+    unit, count = ("part", parts) if parts else ("rank", ranks)
+    per_rank = doc["distribution"][f"per_{unit}"]
     owner = owner_by_new_id(per_rank, g.n)
     if block_ranges:
-        assert owner == recount.block_owner(g.n, ranks), f"{where}: not the block ranges"
+        assert owner == recount.block_owner(g.n, count), f"{where}: not the block ranges"
     expected = {"ranks": ranks, "graph": whole}
-    expected.update(recount.distribution_figures(relabeled, ranks, owner))
-    before = {"ranks": ranks}
-    before.update(recount.distribution_figures(g, ranks))
+    expected.update(recount.distribution_figures(relabeled, count, owner, unit))
+    before = recount.distribution_figures(g, count, unit=unit)
     diffs = []
     recount.compare(expected, doc, "", diffs)
     recount.compare({k: before[k] for k in ("distribution", "process_graph")},
@@ -101,6 +103,7 @@ def main():
     root = max(range(g.n), key=lambda v: g.degree[v])
     print(f"order_cli {os.path.basename(args.graph)}: |V| = {g.n}, |E| = {len(g.edges)}")
 
+    four_rank_ranges, part_ranges = {}, {}  # rcm: ranges of 4 ranks, of --parts 4
     with tempfile.TemporaryDirectory(prefix="gc-order-") as w:
         for ranks in (int(x) for x in args.ranks.split(",")):
             base_mates, base_levels = f"{w}/mates.np{ranks}", f"{w}/levels.np{ranks}"
@@ -128,6 +131,18 @@ def main():
                         doc = json.load(f)
                     check_stats(g, whole, doc, perm, ranks,
                                 ordering == "rcm" and dist == "block", where)
+                    if ordering == "rcm":
+                        ranges = [row["owned_vertices"] for row in doc["distribution"]["per_rank"]]
+                        if ranks == 4:
+                            four_rank_ranges[dist] = ranges
+                        run(launcher, ranks, [bc, "graph", "stats", "-q", "--json", stats,
+                                              "--parts", "4"] + common, where + " --parts 4")
+                        with open(stats) as f:
+                            doc = json.load(f)
+                        part_ranges[(ranks, dist)] = [
+                            row["owned_vertices"] for row in doc["distribution"]["per_part"]]
+                        check_stats(g, whole, doc, perm, ranks, dist == "block",
+                                    where + " --parts 4", parts=4)
                     mates = f"{w}/mates"
                     run(launcher, ranks, [bc, "match", "-q", "--check", "--mates", mates] + common,
                         where)
@@ -138,6 +153,10 @@ def main():
                     assert "FAIL" not in proc.stdout, f"{where}: {proc.stdout}"
                     assert read_pairs(levels) == read_pairs(base_levels), f"{where}: levels differ"
             print(f"  np {ranks}: ok ({args.orderings} x block, edges)")
+    for (ranks, dist), ranges in part_ranges.items():
+        if dist in four_rank_ranges:
+            assert ranges == four_rank_ranges[dist], \
+                f"np {ranks} rcm {dist} --parts 4: parts {ranges}, 4 ranks own {four_rank_ranges[dist]}"
     return 0
 
 

@@ -8,7 +8,8 @@ degree summary, and for P = 1, 2, 3, 4 ranks under the block distribution the
 per-rank owned vertices, directed edges, ghosts, cut edges, |E'| and process
 degree, their summaries over ranks, the total cut and the process graph -- then
 runs graphcomm at each P and compares every figure (integers exactly, floats to
-1e-9 relative). Any difference is printed as `FIELD: recount X, graphcomm Y`
+1e-9 relative). With --parts K it also runs `graph stats --parts K` at 2 and 3
+ranks and compares the per-part figures with the recount's for K ranks. Any difference is printed as `FIELD: recount X, graphcomm Y`
 and the script exits 1.
 
 Why it is independent: it imports nothing from the project and reads no
@@ -27,7 +28,7 @@ Semantics recounted (the reader's contract, see shared/datasets/README.md):
         duplicates merged; |E| = distinct undirected non-loop edges.
 Block distribution: rank r owns ids [floor(r*n/P), floor((r+1)*n/P)).
 
-Usage: recount.py --graphcomm BIN --graph FILE [--ranks 1,2,3,4] -- LAUNCHER...
+Usage: recount.py --graphcomm BIN --graph FILE [--ranks 1,2,3,4] [--parts K] -- LAUNCHER...
 (the launcher, e.g. `scripts/gcrun --mpi openmpi`, is called with -np P).
 """
 
@@ -187,9 +188,10 @@ def block_owner(n, ranks):
     return owner
 
 
-def distribution_figures(g, ranks, owner=None):
+def distribution_figures(g, ranks, owner=None, unit="rank"):
     """Per-rank figures and the process graph, straight from the definitions
-    (owner[v]: the rank of vertex v; the block distribution by default)."""
+    (owner[v]: the rank of vertex v; the block distribution by default).
+    With unit "part", the ranks are parts, as `graph stats --parts` names them."""
     owner = owner if owner is not None else block_owner(g.n, ranks)
     owned = [0] * ranks
     directed = [0] * ranks  # adjacency entries of owned vertices
@@ -221,7 +223,7 @@ def distribution_figures(g, ranks, owner=None):
     per_rank = []
     for r in range(ranks):
         per_rank.append({
-            "rank": r,
+            unit: r,
             "owned_vertices": owned[r],
             "edges": directed[r],
             "ghosts": len(ghosts[r]),
@@ -237,10 +239,10 @@ def distribution_figures(g, ranks, owner=None):
             "ghosts": summary(column("ghosts")),
             "edges_with_ghosts": summary(column("edges_with_ghosts")),
             "cut_edges": total_cut,
-            "per_rank": per_rank,
+            f"per_{unit}": per_rank,
         },
         "process_graph": {
-            "ranks": ranks,
+            f"{unit}s": ranks,
             "edges": len(rank_pairs),
             "degree": summary(column("process_degree")),
         },
@@ -277,10 +279,12 @@ def compare(expected, got, where, diffs):
         diffs.append(f"{where}: recount {expected!r}, graphcomm {got!r}")
 
 
-def run_graphcomm(launcher, graphcomm, path, ranks, workdir):
-    out = os.path.join(workdir, f"stats.np{ranks}.json")
+def run_graphcomm(launcher, graphcomm, path, ranks, workdir, parts=0):
+    out = os.path.join(workdir, f"stats.np{ranks}.parts{parts}.json")
     cmd = launcher + ["-np", str(ranks), graphcomm, "graph", "stats", "--graph", path,
                       "--distribution", "block", "--json", out, "-q"]
+    if parts:
+        cmd += ["--parts", str(parts)]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=RUN_TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -291,13 +295,17 @@ def run_graphcomm(launcher, graphcomm, path, ranks, workdir):
         return json.load(f), None
 
 
-def check_ranks(launcher, graphcomm, path, g, whole, ranks, workdir):
-    """Runs graphcomm at `ranks` and returns the list of differences."""
-    doc, error = run_graphcomm(launcher, graphcomm, path, ranks, workdir)
+def check_ranks(launcher, graphcomm, path, g, whole, ranks, workdir, parts=0):
+    """Runs graphcomm at `ranks` (figures for `parts` parts when non-zero)
+    and returns the list of differences."""
+    doc, error = run_graphcomm(launcher, graphcomm, path, ranks, workdir, parts)
     if error:
         return [error]
     expected = {"ranks": ranks, "input": {"entries": g.entries}, "graph": whole}
-    expected.update(distribution_figures(g, ranks))
+    if parts:
+        expected.update(distribution_figures(g, parts, unit="part"))
+    else:
+        expected.update(distribution_figures(g, ranks))
     diffs = []
     compare(expected, doc, "", diffs)
     return diffs
@@ -308,6 +316,8 @@ def main():
     parser.add_argument("--graphcomm", required=True, help="the graphcomm executable")
     parser.add_argument("--graph", required=True, help="the graph file")
     parser.add_argument("--ranks", default="1,2,3,4", help="rank counts, comma separated")
+    parser.add_argument("--parts", type=int, default=0,
+                        help="also check `--parts K` figures at 2 and 3 ranks")
     parser.add_argument("launcher", nargs=argparse.REMAINDER,
                         help="-- then the MPI launcher command (called with -np P)")
     args = parser.parse_args()
@@ -323,10 +333,13 @@ def main():
 
     failed = False
     with tempfile.TemporaryDirectory(prefix="gc-recount-") as workdir:
-        for ranks in (int(x) for x in args.ranks.split(",")):
-            diffs = check_ranks(launcher, args.graphcomm, args.graph, g, whole, ranks, workdir)
+        runs = [(int(x), 0) for x in args.ranks.split(",")]
+        runs += [(ranks, args.parts) for ranks in (2, 3) if args.parts]
+        for ranks, parts in runs:
+            diffs = check_ranks(launcher, args.graphcomm, args.graph, g, whole, ranks, workdir,
+                                parts)
             status = "ok" if not diffs else f"{len(diffs)} MISMATCHES"
-            print(f"  np {ranks}: {status}")
+            print(f"  np {ranks}{f' --parts {parts}' if parts else ''}: {status}")
             for d in diffs:
                 print(f"    {d}")
             failed |= bool(diffs)
