@@ -47,6 +47,13 @@ inline constexpr bool library_waitall_is_linear = !simulated;
 // core/dup.hpp duplicates with MPI_Comm_split there, which does not.
 inline constexpr bool library_comm_dup_charges_own_time = !simulated;
 
+// MPI_Alltoallv moves only the blocks that are not empty. SMPI 3.32's costs
+// the simulator a step per rank pair, empty blocks included, so a sparse
+// exchange over 1024 ranks is a million of them (measured: bench/README.md,
+// "Simulated ranks"). gc::alltoallv (core/mpi.hpp) sends only the non-empty
+// blocks, point to point, there.
+inline constexpr bool library_alltoallv_skips_empty_blocks = !simulated;
+
 // Why the library's neighborhood collectives are replaced ("" when they are not).
 inline constexpr std::string_view neighborhood_collectives_missing =
     simulated ? "SimGrid SMPI has no distributed-graph topologies" : "";

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/dup.hpp"
+#include "core/wait.hpp"
 
 namespace gc {
 
@@ -90,6 +91,70 @@ MPI_Datatype bytes_type(int bytes) {
   MPI_Type_commit(&type);
   types.emplace(bytes, type);
   return type;
+}
+
+namespace {
+
+// Twins of communicators for sparse_alltoallv, kept as an attribute of the
+// communicator and freed with it; the predefined communicators' twins are
+// freed when MPI finalizes (MPI_COMM_SELF's attributes are deleted first).
+int free_twin(MPI_Comm, int, void* twin, void*) {
+  MPI_Comm* handle = static_cast<MPI_Comm*>(twin);
+  MPI_Comm_free(handle);
+  delete handle;
+  return MPI_SUCCESS;
+}
+
+MPI_Comm exchange_twin(MPI_Comm comm) {
+  const bool predefined = comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF;
+  // A predefined communicator's twin hangs on MPI_COMM_SELF, under a key of its own.
+  static int keyval = MPI_KEYVAL_INVALID, world_keyval = MPI_KEYVAL_INVALID,
+             self_keyval = MPI_KEYVAL_INVALID;
+  int& key = !predefined ? keyval : comm == MPI_COMM_WORLD ? world_keyval : self_keyval;
+  if (key == MPI_KEYVAL_INVALID)
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_twin, &key, nullptr);
+  MPI_Comm holder = predefined ? MPI_COMM_SELF : comm;
+  void* value = nullptr;
+  int found = 0;
+  MPI_Comm_get_attr(holder, key, &value, &found);
+  if (found) return *static_cast<MPI_Comm*>(value);
+  auto* twin = new MPI_Comm(duplicate(comm));
+  MPI_Comm_set_attr(holder, key, twin);
+  return *twin;
+}
+
+}  // namespace
+
+void sparse_alltoallv(const void* send, const int* send_counts, const int* send_displs, void* recv,
+                      const int* recv_counts, const int* recv_displs, MPI_Datatype type,
+                      const Comm& comm) {
+  const MPI_Comm twin = exchange_twin(comm.get());
+  MPI_Aint lower = 0, extent = 0;
+  MPI_Type_get_extent(type, &lower, &extent);
+  const int p = comm.size(), me = comm.rank();
+  auto at = [extent](auto* base, int displ) {
+    return base + static_cast<MPI_Aint>(displ) * extent;
+  };
+  std::vector<MPI_Request> requests;
+  // From and to the ranks after mine first, so that rank 0 is not everyone's first partner.
+  for (int k = 1; k < p; ++k) {
+    const int from = (me - k + p) % p;
+    if (recv_counts[from] == 0) continue;
+    requests.emplace_back();
+    MPI_Irecv(at(static_cast<char*>(recv), recv_displs[from]), recv_counts[from], type, from, 0,
+              twin, &requests.back());
+  }
+  for (int k = 1; k < p; ++k) {
+    const int to = (me + k) % p;
+    if (send_counts[to] == 0) continue;
+    requests.emplace_back();
+    MPI_Isend(at(static_cast<const char*>(send), send_displs[to]), send_counts[to], type, to, 0,
+              twin, &requests.back());
+  }
+  std::copy_n(at(static_cast<const char*>(send), send_displs[me]),
+              static_cast<MPI_Aint>(send_counts[me]) * extent,
+              at(static_cast<char*>(recv), recv_displs[me]));
+  wait_all(requests);
 }
 
 int checked_count(std::uint64_t count, const char* what) {

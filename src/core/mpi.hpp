@@ -12,6 +12,7 @@
 #include <mpi.h>
 
 #include "core/error.hpp"
+#include "core/flavour.hpp"
 #include "core/neighborhood.hpp"
 
 namespace gc {
@@ -152,6 +153,13 @@ std::vector<T> allgather(const Comm& comm, T value) {
 // Converts a count to int for an MPI call, or fails with a clear message.
 int checked_count(std::uint64_t count, const char* what);
 
+// MPI_Alltoallv's exchange as point-to-point messages of the non-empty blocks
+// only, on a twin of `comm` (its traffic cannot meet the caller's), where the
+// library's MPI_Alltoallv costs a step per rank pair (flavour.hpp).
+void sparse_alltoallv(const void* send, const int* send_counts, const int* send_displs, void* recv,
+                      const int* recv_counts, const int* recv_displs, MPI_Datatype type,
+                      const Comm& comm);
+
 // Personalized all-to-all of records: send[r] goes to rank r. Returns what was
 // received, concatenated in rank order (recv_counts filled if non-null).
 template <class T>
@@ -173,8 +181,12 @@ std::vector<T> alltoallv(const Comm& comm, const std::vector<T>& send,
     roff += recv_counts[r];
   }
   std::vector<T> recv(roff);
-  MPI_Alltoallv(send.data(), scount.data(), sdispl.data(), datatype_of<T>(), recv.data(),
-                rcount.data(), rdispl.data(), datatype_of<T>(), comm.get());
+  if constexpr (flavour::library_alltoallv_skips_empty_blocks)
+    MPI_Alltoallv(send.data(), scount.data(), sdispl.data(), datatype_of<T>(), recv.data(),
+                  rcount.data(), rdispl.data(), datatype_of<T>(), comm.get());
+  else
+    sparse_alltoallv(send.data(), scount.data(), sdispl.data(), recv.data(), rcount.data(),
+                     rdispl.data(), datatype_of<T>(), comm);
   if (recv_counts_out) *recv_counts_out = std::move(recv_counts);
   return recv;
 }
