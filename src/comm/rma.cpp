@@ -9,6 +9,8 @@
 // MPI_Win_sync, then the receiver reads its regions. A region is overwritten
 // only in the next round, after the global reduction in done(), which every
 // rank enters only after reading.
+#include <exception>
+
 #include <fmt/format.h>
 
 #include "comm/round_exchange.hpp"
@@ -53,7 +55,10 @@ class RmaExchange final : public RoundExchange {
   ~RmaExchange() override {
     int finalized = 0;
     MPI_Finalized(&finalized);
-    if (window_ != MPI_WIN_NULL && !finalized) {
+    // Not while unwinding: a rank that fails alone would block in the
+    // collective MPI_Win_free that the others, still exchanging, never reach,
+    // instead of going on to MPI_Abort.
+    if (window_ != MPI_WIN_NULL && !finalized && std::uncaught_exceptions() == 0) {
       MPI_Win_unlock_all(window_);
       MPI_Win_free(&window_);
     }
