@@ -243,8 +243,6 @@ ConfigRun run_configuration(const Comm& comm, const bfs::BfsGraph& bg,
 }
 
 void run_bfs(const Comm& comm, const Invocation& inv, BfsOptions& o) {
-  if (o.scale == 0 && o.graph.spec.empty())
-    fail_everywhere("bfs needs --scale S (a Graph500 Kronecker graph) or --graph SPEC");
   if (o.roots < 1) fail_everywhere("--roots must be at least 1");
   const std::vector<bfs::Configuration> configs = configurations(comm, o);
 
@@ -376,8 +374,13 @@ void add_bfs_command(CLI::App& app, Runner& run) {
   cmd->add_flag("--no-work-sharing", o.no_work_sharing,
                 "hybrid: ranks of a node do not take each other's frontier work");
   cmd->add_option("--json", o.json, "Write the results as JSON (docs/json-schema.md)");
-  cmd->callback(
-      [&run] { run = [](const Comm& comm, const Invocation& inv) { run_bfs(comm, inv, o); }; });
+  cmd->callback([&run] {
+    // A usage error, as a missing required option is (exit 2, "Run with --help").
+    if (o.scale == 0 && o.graph.spec.empty())
+      throw CLI::ValidationError(
+          "bfs needs --scale S (a Graph500 Kronecker graph) or --graph SPEC");
+    run = [](const Comm& comm, const Invocation& inv) { run_bfs(comm, inv, o); };
+  });
 }
 
 }  // namespace gc::cli

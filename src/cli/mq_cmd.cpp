@@ -566,11 +566,9 @@ void add_mq_command(CLI::App& app, Runner& run) {
       ->add_option("--t", ro.t,
                    "Partner engines: one queue pair until a queue would outgrow T; "
                    "partner-dynamic: the non-partner queue length that extracts")
-      ->check(CLI::Number)
       ->check(CLI::Range(0, 1 << 30))
       ->capture_default_str();
   replay->add_option("--c", ro.c, "partner-dynamic: at most c * sqrt(N) partner queues")
-      ->check(CLI::Number)
       ->check(CLI::Range(1e-6, 1e6))
       ->capture_default_str();
   replay->add_option("--metric", ro.metric, "Partner engines' edge point: average, median or fence")

@@ -342,6 +342,12 @@ def spec_and_option_cases(b):
     b.stats("parts-with-partition", "rgg:50", literal("--parts cuts ranges of the vertex order; "
                                                       "with --partition metis the parts are the ranks"),
             extra=["--partition", "metis", "--parts", "8"])
+    b.stats("negative-unsigned-seed", "rgg:50", "^" + literal("--seed: must not be negative, not -1")
+            + "$", extra=["--seed", "-1"])
+    b.cases.append(Case("mq/negative-depth",
+                        ["mq", "synth", "depth", "--depth", "-3", "--output",
+                         os.path.join(b.out_dir, "never")],
+                        "^" + literal("--depth: must not be negative, not -3") + "$"))
     b.stats("parts-zero", "rgg:50", literal("--parts: Value 0 not in range"), extra=["--parts", "0"])
     b.cases.append(Case("match/unknown-partitioner",
                         ["match", "--graph", "rgg:10", "--partition", "chaco"],

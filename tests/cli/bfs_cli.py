@@ -197,7 +197,7 @@ def check_bad_input(launcher, graphcomm, ranks, isolated, workdir):
         (["--scale", "10", "--root", str(isolated)], rf"--root {isolated} has no edges"),
         (["--scale", "10", "--algorithm", "replicated", "--model", "ncl"],
          r"replicated uses no exchange model"),
-        (["--roots", "4"], r"needs --scale"),
+        (["--roots", "4"], r"needs --scale"),  # a usage error: exit 2 and the --help hint
     ]
     for args, expect in cases:
         json_path = os.path.join(workdir, f"bad.np{ranks}.json")
@@ -205,8 +205,12 @@ def check_bad_input(launcher, graphcomm, ranks, isolated, workdir):
                          ["bfs", "-q", "--seed", SEED] + args + ["--json", json_path])
         where = f"{what} at {ranks} ranks"
         errors = [l for l in proc.stderr.splitlines() if l.startswith(ERROR_PREFIX)]
-        others = [l for l in proc.stderr.splitlines() if l.strip() and l not in errors]
-        assert proc.returncode != 0, f"{where}: exit 0"
+        usage = "needs --scale" in expect
+        hint = ["Run with --help for more information."] if usage else []
+        others = [l for l in proc.stderr.splitlines()
+                  if l.strip() and l not in errors and l not in hint]
+        assert proc.returncode == 2 if usage else proc.returncode != 0, \
+            f"{where}: exit {proc.returncode}"
         assert len(errors) == 1, f"{where}: {len(errors)} error lines:\n{proc.stderr}"
         assert not others, f"{where}: more than the error line on stderr (-q):\n{proc.stderr}"
         assert re.search(expect, errors[0]), f"{where}: error line {errors[0]!r} not /{expect}/"
