@@ -64,12 +64,22 @@ def _existing_store(path):
     return Store(path)
 
 
-def cmd_show(args):
+def _stored_runs(args, **where):
+    """The runs of the store (of --suite, which must be one of its suites)."""
     store = _existing_store(args.store)
-    runs = store.runs(suite=args.suite)
-    store.close()
+    try:
+        if args.suite is not None and args.suite not in store.suites():
+            raise StoreError(f"{args.store}: no suite '{args.suite}' (stored: "
+                             f"{', '.join(store.suites()) or 'none'})")
+        return store.runs(suite=args.suite, **where)
+    finally:
+        store.close()
+
+
+def cmd_show(args):
+    runs = _stored_runs(args)
     if not runs:
-        print("no runs stored" + (f" for suite {args.suite}" if args.suite else ""))
+        print("no runs stored")
         return 0
     groups = {}
     for r in runs:
@@ -93,9 +103,7 @@ def cmd_show(args):
 
 
 def cmd_stats(args):
-    store = _existing_store(args.store)
-    rows = stats_rows(store.runs(suite=args.suite))
-    store.close()
+    rows = stats_rows(_stored_runs(args))
     if not rows:
         raise StoreError(f"{args.store}: no graph-stats runs")
     print(table(STATS_HEAD, rows))
@@ -103,9 +111,7 @@ def cmd_stats(args):
 
 
 def cmd_export(args):
-    store = _existing_store(args.store)
-    rows = export_rows(store.runs(suite=args.suite))
-    store.close()
+    rows = export_rows(_stored_runs(args))
     columns = []
     for row in rows:
         columns += [k for k in row if k not in columns]
@@ -124,9 +130,7 @@ def cmd_export(args):
 
 
 def cmd_compare(args):
-    store = _existing_store(args.store)
-    runs = store.runs(suite=args.suite, status="ok")
-    store.close()
+    runs = _stored_runs(args, status="ok")
     print(compare(runs, args.by, args.a, args.b, args.metric))
     return 0
 
@@ -134,9 +138,7 @@ def cmd_compare(args):
 def cmd_plot(args):
     from .plots import KINDS  # matplotlib only where a plot is asked for
 
-    store = _existing_store(args.store)
-    runs = store.runs(suite=args.suite, status="ok")
-    store.close()
+    runs = _stored_runs(args, status="ok")
     for path in KINDS[args.kind](runs, args.kernel, args.out, args.metric):
         print(path)
     return 0
@@ -145,12 +147,9 @@ def cmd_plot(args):
 def cmd_report(args):
     from .report import write_report  # matplotlib only where a report is asked for
 
-    store = _existing_store(args.store)
-    runs = store.runs(suite=args.suite)
-    store.close()
+    runs = _stored_runs(args)
     if not runs:
-        raise StoreError(f"{args.store}: no runs" + (f" of suite {args.suite}" if args.suite
-                                                     else "") + " to report")
+        raise StoreError(f"{args.store}: no runs to report")
     print(write_report(runs, args.out, args.store))
     return 0
 
@@ -186,6 +185,9 @@ def cmd_reproduce(args):
     return 1 if failed else 0
 
 
+SUITE_HELP = "only the runs of this suite (`show` lists the stored suites)"
+
+
 def _run_options(p, store_help):
     p.add_argument("--store", default=str(DEFAULT_STORE), help=store_help)
     p.add_argument("--binary", help="graphcomm binary (default build/src/graphcomm)")
@@ -204,26 +206,26 @@ def parser():
     r.set_defaults(func=cmd_run)
     s = sub.add_parser("show", help="one line per configuration: runs and wall time")
     s.add_argument("--store", default=str(DEFAULT_STORE), help=store_help)
-    s.add_argument("--suite")
+    s.add_argument("--suite", help=SUITE_HELP)
     s.set_defaults(func=cmd_show)
     st = sub.add_parser("stats", help="graph and process-graph statistics of graph-stats runs")
     st.add_argument("--store", default=str(DEFAULT_STORE), help=store_help)
-    st.add_argument("--suite")
+    st.add_argument("--suite", help=SUITE_HELP)
     st.set_defaults(func=cmd_stats)
     e = sub.add_parser("export", help="every run as a CSV row (configuration and figures)")
     e.add_argument("--store", default=str(DEFAULT_STORE), help=store_help)
-    e.add_argument("--suite")
+    e.add_argument("--suite", help=SUITE_HELP)
     e.add_argument("--out", help="CSV file (default: standard output)")
     e.set_defaults(func=cmd_export)
     c = sub.add_parser("compare", help="B against A as ratios of medians, with spreads")
     c.add_argument("by", help="what differs: git_commit (prefixes), model, ranks, input, "
                               "kernel or option.NAME")
-    c.add_argument("a")
-    c.add_argument("b")
+    c.add_argument("a", help="the baseline's value of BY (e.g. a commit prefix, a model)")
+    c.add_argument("b", help="the value of BY compared with A")
     c.add_argument("--metric", help="a figure of the kernel's runs (default per kernel, e.g. "
                                     "match: seconds, bfs: harmonic_mean_TEPS)")
     c.add_argument("--store", default=str(DEFAULT_STORE), help=store_help)
-    c.add_argument("--suite")
+    c.add_argument("--suite", help=SUITE_HELP)
     c.set_defaults(func=cmd_compare)
     pl = sub.add_parser("plot", help="a figure from the store, as PNG and SVG")
     pl.add_argument("kind", choices=["profile", "scaling", "scale", "sizes", "density", "speedup",
@@ -237,13 +239,13 @@ def parser():
     pl.add_argument("--out", required=True, help="file name without extension")
     pl.add_argument("--metric", help="the figure to plot (default: the kernel's headline)")
     pl.add_argument("--store", default=str(DEFAULT_STORE), help=store_help)
-    pl.add_argument("--suite")
+    pl.add_argument("--suite", help=SUITE_HELP)
     pl.set_defaults(func=cmd_plot)
     rp = sub.add_parser("report", help="one self-contained HTML page: tables and plots")
     rp.add_argument("--out", default=str(ROOT / "results" / "report.html"),
                     help="the page (default results/report.html)")
     rp.add_argument("--store", default=str(DEFAULT_STORE), help=store_help)
-    rp.add_argument("--suite")
+    rp.add_argument("--suite", help=SUITE_HELP)
     rp.set_defaults(func=cmd_report)
     rr = sub.add_parser("reproduce", help="the studies' headline claims: a verdict line each")
     rr.add_argument("claim", help="a claim (models, rcm, one-sided, hybrid, combining, partner) "

@@ -153,3 +153,23 @@ ranks = [1]
     assert fields[:4] == ["rgg:3000", "3", "3000", fields[3]] and int(fields[3]) > 0
     proc = plot("queues", "match", tmp_path / "none", store_path)
     assert proc.returncode == 2 and "for mq" in proc.stderr
+
+
+def test_unknown_suite_is_one_error_everywhere(tmp_path, write_suite):
+    suite = write_suite("""
+[[experiment]]
+kernel = "graph-stats"
+inputs = ["rgg:500"]
+ranks = [1]
+""")
+    store_path = run_real(suite, tmp_path)
+    for command in (["show"], ["stats"], ["export"], ["compare", "ranks", "1", "2"],
+                    ["plot", "scale", "bfs", "--out", tmp_path / "x"],
+                    ["report", "--out", tmp_path / "r.html"]):
+        proc = subprocess.run(lab_command(*command, "--store", store_path, "--suite", "nosuch"),
+                              capture_output=True, text=True)
+        assert proc.returncode == 2, (command, proc.stdout, proc.stderr)
+        assert proc.stderr.startswith("graphcomm-lab: error: ") and "no suite 'nosuch'" in \
+            proc.stderr and "stored: suite" in proc.stderr, (command, proc.stderr)
+        assert proc.stdout == "", (command, proc.stdout)
+    assert not (tmp_path / "r.html").exists()
