@@ -15,7 +15,8 @@ namespace gc::cli {
 
 namespace {
 
-// The configuration run when none is named (the fastest measured here).
+// The configuration run when none is named; bench/README.md (bfs.py)
+// compares it with the others.
 constexpr bfs::Algorithm kDefaultAlgorithm = bfs::Algorithm::direction_optimizing;
 const char* const kDefaultModel = "ncl";
 

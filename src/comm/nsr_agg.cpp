@@ -1,12 +1,12 @@
 // nsr-agg: coalesced nonblocking Send-Recv, the design of the Graph500
 // reference code's `mpi_simple` BFS (graph500.org reference 2.1.4,
 // mpi/bfs_simple.c): pushes go into a per-destination coalescing buffer of
-// kPacket messages, sent (MPI_Issend, at most kMaxInFlight at a time) when full or when it stopped
-// growing; receives are kept posted (MPI_Irecv from any source) and polled
-// in the order they were posted. Termination per phase as in nsr: a settled rank
-// flushes its buffers and tells every neighbour how many messages it sent
-// (DONE); phases alternate between two pairs of tags, and packets of the next
-// phase that arrive early are kept for it.
+// kPacket messages, sent (MPI_Issend, at most kMaxInFlight at a time) when
+// full or when it stopped growing; receives are kept posted (MPI_Irecv from
+// any source) and polled in the order they were posted. Termination per phase
+// as in nsr: a settled rank flushes its buffers and tells every neighbour how
+// many messages it sent (DONE); phases alternate between two pairs of tags,
+// and packets of the next phase that arrive early are kept for it.
 #include <algorithm>
 #include <deque>
 
@@ -25,10 +25,9 @@ constexpr int kPostedReceives = 8;  // receives kept posted
 // Flow control: data packets go out by MPI_Issend, at most this many in
 // flight; the rest wait in order (memory of ours, bounded by what the kernel
 // pushed). A plain Isend of a 4 KiB packet completes at once (eager) and the
-// receiver's MPI keeps what it has not matched yet, however much that is
-// (~100 MiB a rank on rmat:22 at 4 ranks). Few in flight are enough on shared
-// memory: 4 was faster than 16, 64 or 512 on rmat:18 at 4 ranks (each issue()
-// tests every send in flight).
+// receiver's MPI keeps what it has not matched yet, however much that is. Few
+// in flight are enough on shared memory, and fewer cost less: each issue()
+// tests every send in flight.
 constexpr size_t kMaxInFlight = 4;
 
 class NsrAggExchange final : public Exchange {
@@ -191,9 +190,7 @@ class NsrAggExchange final : public Exchange {
   }
 
   // Returns the buffers of completed sends to the free list, then issues
-  // waiting packets while fewer than kMaxInFlight are in flight. (Unbounded,
-  // ~10^5 packets were in flight and testing them all on every send made the
-  // matching on rmat:20 at 4 ranks take 1500 s.)
+  // waiting packets while fewer than kMaxInFlight are in flight.
   void issue() {
     size_t kept = 0;
     for (size_t f = 0; f < in_flight_.size(); ++f) {

@@ -16,16 +16,14 @@ namespace gc {
 // streamed or scattered into: on a VM whose free memory is reported to its
 // host (free page reporting: whole free blocks of 2 MiB and more), a huge
 // page comes from such a block and its first touch pays the host's faults,
-// where 4 KiB pages mostly come from memory the guest still holds. Measured
-// on this project's VM after another program ran: the shuffle's 201 MB send
-// buffer took 0.43-0.47 s to zero with huge pages, 0.07 s without.
+// where 4 KiB pages mostly come from memory the guest still holds.
 void advise_huge_pages(const void* data, std::size_t bytes);
 
 // Gives the whole pages inside [data, data + bytes) back to the kernel now;
 // their contents are lost (reading them again gives zeros). For a large buffer
 // a pass has consumed, so the next buffer's first touches reuse those pages:
 // the process's peak stays lower, and on a VM that returns freed memory to its
-// host, memory fresh from the host costs up to ~2 s per GiB on first touch.
+// host, memory fresh from the host is slow on first touch.
 void release_pages(const void* data, std::size_t bytes);
 
 // Releases a buffer's pages behind a reader that goes through it front to

@@ -1,5 +1,7 @@
 // Small RAII owners and typed helpers around MPI, in the spirit of KaMPIng:
-// kernels never call MPI_*_free themselves and never spell out datatypes.
+// kernels never call MPI_*_free themselves, and the typed helpers (mpi_type,
+// record_type, datatype_of and the collectives built on them) exist so that
+// kernels need not spell out datatypes.
 #pragma once
 
 #include <cstdint>

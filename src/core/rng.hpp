@@ -40,8 +40,7 @@ class CounterRng {
   // N blocks at once: out[n] = words(stream, index[n], sub[n]). One call
   // computes each block's 10 rounds in a dependent chain of multiplies; here
   // the N chains run in lockstep, so the multiplier always has independent
-  // work (R-MAT generation, 4 blocks at a time: 30% faster on this project's
-  // 2-core machine). The rounds of Salmon et al.'s Philox4x64-10, written out
+  // work. The rounds of Salmon et al.'s Philox4x64-10, written out
   // (test_generators checks them against Random123's).
   template <std::size_t N>
   std::array<Block, N> words(Stream stream, const std::array<std::uint64_t, N>& index,

@@ -19,16 +19,15 @@
 // queue_pair_start.hpp (linked-list's hot path) and takes up its partner
 // queues only when a queue would outgrow t (options.threshold, as for
 // partner-dynamic; 0: at the first element, the paper's static engine).
-// Partner queues cannot save much on queues of at most t elements, and the
-// lookup and second search they cost on every operation made short-queue
-// programs 30-75% slower than linked-list. `partners` counts the partner
-// queues in use, so 0 for a program that never left the start.
+// Partner queues cannot save much on queues of at most t elements, and they
+// cost a lookup and a second search on every operation.
 // A communicator without partners is one PRQ (its any-source receives in it,
 // in posting order) and one UMQ, searched once per operation as linked-list
 // does: the profile of a short-queue program often names no partner.
 // No cap here (partner-dynamic has one): every source above the edge point
 // is a partner, so memory follows the profile's partners, O(partners + sqrt N).
-// Counters: `partners` counts partner queues (two per partner: PRQ and UMQ).
+// Counters: `partners` counts the partner queues in use (two per partner: PRQ
+// and UMQ), so 0 for a program that never left the start.
 //
 // partner-vectors: the same partners and partner queues, with the
 // non-partner queues and the any-source PRQ as SIMD vector queues
@@ -38,10 +37,7 @@
 // scanned a node of 8 or 16 at a time. Each slot keeps its order, so a scan
 // there is bounded by the best candidate found elsewhere, as a list's is.
 // Partner queues stay linked lists: one source's elements, taken at or near
-// the head, where a list costs one compare and no node. (Vector partner
-// queues were measured 1.15-1.5x slower on many-to-one at 64-1024 ranks and
-// on wildcard mixes, and would cost a node of 320-640 bytes per partner
-// queue in use.)
+// the head, where a list costs one compare and no node.
 // Traversed counts list elements compared and occupied slots of the vector
 // nodes compared; memory adds, as `vectors` counts it, the vector nodes'
 // bytes that hold no element.
@@ -85,8 +81,7 @@ class ListQueues {
 // The engine over a queue layout: ListQueues (partner-static) or one whose
 // Other queues are vector queues (partner-vectors, partner_vectors.cpp).
 // Each is instantiated in a file of its own: in one translation unit, GCC
-// stopped inlining the list operations into partner-static's hot paths (25%
-// slower on many-to-one).
+// stopped inlining the list operations into partner-static's hot paths.
 template <class Queues>
 class PartnerStaticEngine final : public Engine {
  public:

@@ -5,73 +5,50 @@
 // Every vertex u proposes to its heaviest neighbour v (in the EdgeKey total
 // order of edge_order.hpp) whose current suitor is lighter, and becomes v's
 // suitor; the suitor it displaces proposes again. As in the paper, u only
-// looks above the edge of its own suitor s (if none is heavier and willing,
-// u proposes to s, which always takes it), and below the edge of its last
-// proposal (candidates only move down: a neighbour that refused u once has a
-// heavier suitor for good, suitor weights never decrease). At the end the
-// suitor relation is symmetric on the matched vertices: u and v are mates iff
-// each is the other's suitor. With a total order this is the locally dominant
+// looks above the edge of its own suitor (if none is heavier and willing, u
+// proposes to that suitor, which always takes it) and below the edge of its
+// last proposal (a neighbour that refused u has a heavier suitor for good:
+// suitor weights never decrease). At the end u and v are mates iff each is
+// the other's suitor. With a total order this is the locally dominant
 // matching, so the serial greedy one (the paper's Lemma 1 and Theorem 1), and
 // identical to what match.cpp computes.
 //
 // Distribution. The owner of v holds v's suitor. A proposal to a ghost is a
-// message, PROPOSE(u -> v, w(u, v)); u's rank assumes it stands. v's owner
-// accepts (key above v's suitor's) or answers REJECT(v -> u); an accepted
-// ghost suitor that a heavier proposal displaces later is told
-// DISPLACED(v -> u). Either answer makes u propose again, below v, and
-// carries v's suitor weight after the decision: the rank keeps it for the
-// ghost as a lower bound (suitor weights never decrease), so none of its
-// vertices proposes to v below it again (at equal weight, where the unknown
-// suitor's id would decide, it proposes and the owner decides). The rank's
-// own proposals raise the bound too: once PROPOSE(u -> v, w) arrives, v's
-// suitor weighs at least w for good (u, or someone heavier), so a lighter
-// proposal to v from another vertex here would be refused, and is not made.
-// Otherwise a ghost seems free. The paper's invariant (a vertex never
-// proposes below its own suitor, and a suitor's edge is never lighter than
-// its target's suitor's unless they are mutual) holds at the end because a
-// neighbour is skipped only when its suitor is, or will be once the messages
-// in flight arrive, heavier. Measured on rmat:20 at 2 ranks: the answers'
-// bound cut the supersteps from 132 to 18 and the messages by half; the
-// proposals' bound then the messages from 1.22M to 0.49M, the supersteps to
-// 12 and the time by a quarter. u proposes to v at
-// most once (its proposals strictly descend), so per cut edge and direction
-// a rank sends at most one PROPOSE and one answer (REJECT, or DISPLACED after
-// an acceptance): the matching neighbourhood's capacity, two messages per cut
-// edge and direction, holds for the whole run and so for any phase. A
-// message names both ends by their offsets in their owners' ranges (31 bits
-// each, with the kind, in the first word; the weight in the second): a rank
-// may own at most 2^31 - 1 vertices.
+// message, PROPOSE(u -> v, w(u, v)), which u's rank assumes stands. v's owner
+// accepts it or answers REJECT(v -> u); an accepted ghost suitor that a
+// heavier proposal displaces later is told DISPLACED(v -> u). Either answer
+// makes u propose again, below v, and carries v's suitor weight. Each rank
+// keeps, per ghost, a lower bound of its suitor weight, raised by those
+// answers and by its own proposals (once PROPOSE(u -> v, w) arrives, v's
+// suitor weighs at least w for good), and proposes to a ghost only at or above
+// it (at equal weight the owner decides): a lighter proposal would be refused,
+// at the cost of two messages and a rescan. The paper's invariant (a vertex
+// never proposes below its own suitor, and a suitor's edge is never lighter
+// than its target's suitor's unless they are mutual) still holds at the end:
+// a neighbour is skipped only when its suitor is, or will be once the messages
+// in flight arrive, heavier. u proposes to v at most once, so per cut edge and
+// direction a rank sends at most one PROPOSE and one answer: the matching
+// neighbourhood's capacity (two messages per cut edge and direction) holds for
+// the whole run. A message names both ends by 31-bit offsets in their owners'
+// ranges: a rank may own at most 2^31 - 1 vertices.
 //
-// Termination. Over the round-based models (rma, ncl, ncl-combined), whose
-// done() detects quiescence (Exchange::detects_quiescence: the phase ends
-// once nothing is queued anywhere and every rank is settled), in slices: one
-// phase, in which before every round a rank answers what the last round
-// brought and then proposes for one time slice more of round 0 (a proposal
-// among owned vertices runs to completion without messages; to a ghost it is
-// pushed), settled once round 0 is over and nothing is left to answer. So
-// the neighbours answer the first proposals while this rank still proposes,
-// and a rank with less of round 0 answers instead of waiting. rmat:20 at 2
-// ranks, ncl: 0.135 s against 0.165 s in supersteps; ego-Twitter (block
-// ranges) 12 ms against 16.5 ms. Over the other models, where a settled rank
-// pushes nothing more in the phase whatever arrives: supersteps. In
-// superstep k a rank first finishes all its local work, then a global sum of
-// what it pushed decides: zero everywhere means nothing is in flight and no
-// work is left, the matching is final. Otherwise the ranks run one exchange
-// phase, settled from the start (everything was pushed before it), keeping
-// what arrives; after done() they answer it (the answers and the proposals of
-// displaced vertices are the pushes of superstep k+1). At one rank there are
-// no ghosts: the local work is a serial Suitor and one trivial reduction,
-// with no exchange call at all.
+// Termination. Over the models whose done() detects quiescence (rma, ncl,
+// ncl-combined; Exchange::detects_quiescence), in slices: one phase, in which
+// before every round a rank answers what the last round brought and proposes
+// for one more time slice of round 0, settled once round 0 is over and nothing
+// is left to answer. So neighbours answer the first proposals while this rank
+// still proposes, and a rank with less of round 0 answers instead of waiting.
+// Over the other models, where a settled rank pushes nothing more in the
+// phase: supersteps. Each finishes the local work, then a global sum of what
+// was pushed decides: zero means the matching is final; otherwise one exchange
+// phase, settled from the start, keeps what arrives, and the ranks answer it
+// (the answers, and the proposals of displaced vertices, are the next
+// superstep's pushes). At one rank: a serial Suitor, with no exchange call.
 //
-// Speed at one rank: rows are never sorted: the scan for the heaviest willing
-// neighbour reads the row's weights in order and looks at a target's suitor
-// only for a weight above the best so far (a first proposal, which has no
-// upper bound, skips that test); a vertex's suitor and its weight share a
-// cache line (the candidate test reads one, taking the vertex the other) and
-// lie in memory advised to be huge pages; the pair hash of the EdgeKey is
-// computed only on equal weights. Tried and dropped: collecting each row's 4
-// heaviest candidates first and testing them together (25% slower: the
-// bookkeeping costs more than the overlapped cache misses save).
+// Speed at one rank: rows are never sorted (the scan reads a row's weights in
+// order, a target's suitor only for a weight above the best so far); a
+// vertex's suitor and its weight share a cache line, in memory advised to be
+// huge pages; the EdgeKey's pair hash is computed only on equal weights.
 #include <algorithm>
 #include <bit>
 #include <limits>
@@ -100,7 +77,7 @@ constexpr std::uint64_t kOffsetMask = (std::uint64_t{1} << kOffsetBits) - 1;
 constexpr weight_t kInfinity = std::numeric_limits<weight_t>::infinity();
 
 // n copies of value, in memory advised to be huge pages: the scan reads the
-// suitor of a neighbour at random (6% faster on rmat:20 on this machine).
+// suitor of a neighbour at random.
 template <class T>
 void assign_huge(std::vector<T>& v, std::size_t n, const T& value) {
   v.reserve(n);
@@ -183,8 +160,7 @@ class DistributedSuitor {
   // ghost-index entry), so the messages kAhead ahead are prefetched in two
   // stages: at kAhead what the message names, at kAhead / 2 what that
   // points to (the receiver's row, read by the rescan after a REJECT or
-  // DISPLACED; the ghost ids of the sender's bucket). rmat:20 at 2 ranks:
-  // answering 10-13% faster.
+  // DISPLACED; the ghost ids of the sender's bucket).
   static constexpr std::size_t kAhead = 32;
   void prefetch(const std::pair<int, Message>& entry, int stage) const {
     const Message& m = entry.second;
@@ -203,9 +179,9 @@ class DistributedSuitor {
 
   // Counting sort of the inbox by receiving vertex, in blocks of 2^kBlockBits
   // vertices: answering in vertex order reads the rows, suitors and proposals
-  // of neighbouring vertices together rather than at random (rmat:20 at 2
-  // ranks: 5% faster; most answers are REJECTs whose receiver rescans its
-  // row). Any order is right: what arrives in one phase has no order.
+  // of neighbouring vertices together rather than at random (most answers
+  // are REJECTs whose receiver rescans its row). Any order is right: what
+  // arrives in one phase has no order.
   void order_by_receiver() {
     constexpr int kBlockBits = 6;
     if (inbox_.size() < 4096) return;
@@ -417,7 +393,7 @@ MatchResult run_suitor(const Comm& comm, const DistGraph& g, MatchRun& run, doub
           r, dist.count(r)));
   DistributedSuitor kernel(g, run.exchange());
   if (comm.size() > 1 && run.exchange().detects_quiescence()) {
-    // About 32 slices of round 0 (at about 5 ns an edge here), at least
+    // About 32 slices of round 0 (reckoning about 5 ns an edge), at least
     // 0.5 ms each: a round costs tens of microseconds.
     const double edges_per_rank = 2.0 * static_cast<double>(g.global_edge_count()) / comm.size();
     return in_slices(

@@ -35,9 +35,11 @@ Rows deserialize(const std::uint64_t* w) {
   return r;
 }
 
-// Rows of C for every row of `a`; `row_of(j)` finds row j of A. Not inlined
-// into run(), whose live variables made the compiler spill this loop's
-// (measured: 2.7x slower multiply once run() held one more object).
+// C's rows for `a`'s rows, given every row of A they refer to through
+// `row_of(j)` (a RowRef: a pointer into some Rows and its index there). Rows
+// of C sorted by column; sums in the order of A's entries, so the result does
+// not depend on the distribution. Not inlined into run(), whose live variables
+// made the compiler spill this loop's variables.
 template <typename Find>
 [[gnu::noinline]] Rows multiply(const Rows& a, vid_t n, const Find& row_of) {
   Rows c;

@@ -32,10 +32,7 @@ struct Rows {
 
 // This rank's rows of A.
 Rows rows_of(const DistGraph& g);
-// C's rows for `a`'s rows, given every row of A they refer to through
-// `row_of(j)` (a pointer into some Rows and its index there). Rows of C sorted
-// by column; sums in the order of A's entries, so the result does not depend
-// on the distribution.
+// A row of A: a pointer into some Rows and its index there.
 struct RowRef {
   const Rows* rows;
   std::uint64_t index;
