@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "core/broadcast.hpp"
+
 namespace gc {
 
 namespace {
@@ -41,10 +43,7 @@ void raise_if_any_rank(MPI_Comm comm, const std::optional<Error>& local) {
 
   // Ship the message of the first failing rank to everybody.
   std::string text = (rank == first) ? std::string(local->what()) : std::string();
-  int length = static_cast<int>(text.size());
-  MPI_Bcast(&length, 1, MPI_INT, first, comm);
-  text.resize(static_cast<size_t>(length));
-  MPI_Bcast(text.data(), length, MPI_CHAR, first, comm);
+  broadcast(text, first, comm);
   Error agreed = (rank == first) ? *local : Error(text);
   agreed.mark_agreed();
   throw agreed;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/broadcast.hpp"
 #include "core/error.hpp"
 #include "core/neighborhood.hpp"
 #include "core/rng.hpp"
@@ -100,18 +101,11 @@ EdgeList file_topology(MPI_Comm comm, const std::string& path) {
       }
     }
   }
-  unsigned long n = problem.empty() ? flat.size() : 0, bad = problem.size();
-  MPI_Bcast(&bad, 1, MPI_UNSIGNED_LONG, 0, comm);
-  if (bad) {
-    problem.resize(bad);
-    MPI_Bcast(problem.data(), static_cast<int>(bad), MPI_CHAR, 0, comm);
-    fail_everywhere(problem);
-  }
-  MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG, 0, comm);
-  flat.resize(n);
-  MPI_Bcast(flat.data(), static_cast<int>(n), MPI_INT, 0, comm);
+  broadcast(problem, 0, comm);
+  if (!problem.empty()) fail_everywhere(problem);
+  broadcast(flat, 0, comm);
   EdgeList edges;
-  for (size_t i = 0; i < n; i += 2) edges.emplace_back(flat[i], flat[i + 1]);
+  for (size_t i = 0; i < flat.size(); i += 2) edges.emplace_back(flat[i], flat[i + 1]);
   return edges;
 }
 

@@ -12,6 +12,7 @@
 //      edge never joins a reached vertex to an unreached one.
 #include <fmt/format.h>
 
+#include "core/broadcast.hpp"
 #include "kernels/bfs/bfs.hpp"
 
 namespace gc::bfs {
@@ -113,10 +114,7 @@ std::string validate(const Comm& comm, const DistGraph& g, vid_t root,
   // The lowest rank's problem, on every rank.
   const int first = min_over_ranks(comm, problem.empty() ? comm.size() : comm.rank());
   if (first == comm.size()) return "OK";
-  int length = static_cast<int>(problem.size());
-  MPI_Bcast(&length, 1, MPI_INT, first, comm.get());
-  problem.resize(static_cast<size_t>(length));
-  MPI_Bcast(problem.data(), length, MPI_CHAR, first, comm.get());
+  broadcast(problem, first, comm.get());
   return problem;
 }
 

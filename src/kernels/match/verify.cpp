@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "core/broadcast.hpp"
 #include "core/large_vector.hpp"
 #include "kernels/match/edge_order.hpp"
 #include "kernels/match/match.hpp"
@@ -119,10 +120,7 @@ CheckReport check_matching(const Comm& comm, const DistGraph& g, const std::vect
   // Everyone learns the verdict.
   int ok = report.ok ? 1 : 0;
   MPI_Bcast(&ok, 1, MPI_INT, 0, comm.get());
-  int length = static_cast<int>(report.message.size());
-  MPI_Bcast(&length, 1, MPI_INT, 0, comm.get());
-  report.message.resize(static_cast<size_t>(length));
-  MPI_Bcast(report.message.data(), length, MPI_CHAR, 0, comm.get());
+  broadcast(report.message, 0, comm.get());
   report.ok = ok != 0;
   return report;
 }

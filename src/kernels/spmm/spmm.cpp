@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/broadcast.hpp"
 #include "nbr/collectives.hpp"
 
 namespace gc::spmm {
@@ -252,10 +253,7 @@ std::string check(const Comm& comm, const DistGraph& g, const Rows& c) {
       }
     }
   }
-  unsigned long length = verdict.size();
-  MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG, 0, comm.get());
-  verdict.resize(length);
-  MPI_Bcast(verdict.data(), static_cast<int>(length), MPI_CHAR, 0, comm.get());
+  broadcast(verdict, 0, comm.get());
   return verdict;
 }
 
