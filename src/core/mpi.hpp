@@ -117,10 +117,22 @@ MPI_Datatype datatype_of() {
     return record_type<T>();
 }
 
+// Converts a count to int for an MPI call, or fails with a clear message.
+int checked_count(std::uint64_t count, const char* what);
+
 template <class T>
 T allreduce(const Comm& comm, T value, MPI_Op op) {
   T out{};
   MPI_Allreduce(&value, &out, 1, mpi_type<T>(), op, comm.get());
+  return out;
+}
+// Element-wise reduction over ranks of arrays of equal length: element i of
+// the result reduces element i of every rank's array. Collective.
+template <class Array>
+Array allreduce_each(const Comm& comm, const Array& values, MPI_Op op) {
+  Array out = values;
+  MPI_Allreduce(values.data(), out.data(), checked_count(values.size(), "allreduce length"),
+                mpi_type<typename Array::value_type>(), op, comm.get());
   return out;
 }
 template <class T>
@@ -151,9 +163,6 @@ std::vector<T> allgather(const Comm& comm, T value) {
   MPI_Allgather(&value, 1, datatype_of<T>(), out.data(), 1, datatype_of<T>(), comm.get());
   return out;
 }
-
-// Converts a count to int for an MPI call, or fails with a clear message.
-int checked_count(std::uint64_t count, const char* what);
 
 // MPI_Alltoallv's exchange as point-to-point messages of the non-empty blocks
 // only, on a twin of `comm` (its traffic cannot meet the caller's), where the

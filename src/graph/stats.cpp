@@ -46,11 +46,9 @@ std::vector<std::uint64_t> distinct_per_part(const Comm& comm, const DistGraph& 
     ++counts[static_cast<size_t>(g.owner_of(parts.begin(static_cast<int>(x.part))))];
   pairs = alltoallv(comm, pairs, counts);
   sort_unique(pairs);
-  std::vector<std::uint64_t> mine(static_cast<size_t>(parts.ranks()), 0), all(mine.size());
+  std::vector<std::uint64_t> mine(static_cast<size_t>(parts.ranks()), 0);
   for (const PartPair& x : pairs) ++mine[x.part];
-  MPI_Allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_UINT64_T, MPI_SUM,
-                comm.get());
-  return all;
+  return allreduce_each(comm, mine, MPI_SUM);
 }
 
 }  // namespace
@@ -59,7 +57,7 @@ std::vector<RankFigures> part_figures(const Comm& comm, const DistGraph& g,
                                       const Distribution& parts) {
   const size_t np = static_cast<size_t>(parts.ranks());
   // Additive figures: every rank adds its owned vertices' edges.
-  std::vector<std::uint64_t> sums(2 * np, 0), total(2 * np);
+  std::vector<std::uint64_t> sums(2 * np, 0);
   std::vector<PartPair> ghosts, neighbour_parts;
   for (lid_t l = 0; l < g.owned_count(); ++l) {
     const auto p = static_cast<std::uint64_t>(parts.owner_of(g.global_id(l)));
@@ -73,8 +71,7 @@ std::vector<RankFigures> part_figures(const Comm& comm, const DistGraph& g,
       neighbour_parts.push_back({p, q});
     }
   }
-  MPI_Allreduce(sums.data(), total.data(), static_cast<int>(total.size()), MPI_UINT64_T, MPI_SUM,
-                comm.get());
+  const std::vector<std::uint64_t> total = allreduce_each(comm, sums, MPI_SUM);
   const std::vector<std::uint64_t> ghost_counts =
       distinct_per_part(comm, g, parts, std::move(ghosts));
   const std::vector<std::uint64_t> degrees =

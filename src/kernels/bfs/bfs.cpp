@@ -28,6 +28,7 @@
 #include "kernels/bfs/bfs.hpp"
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -189,11 +190,11 @@ class Bfs::Impl {
       }
       previous_frontier_ = frontier_size;
       // One reduction per level: the next frontier's size and edge count.
-      std::uint64_t local[2] = {next_.size(), 0}, global[2] = {0, 0};
+      std::array<std::uint64_t, 2> local = {next_.size(), 0};
       frontier_.swap(next_);
       next_.clear();
       if (algorithm_ == Algorithm::direction_optimizing) local[1] = frontier_degree();
-      MPI_Allreduce(local, global, 2, MPI_UINT64_T, MPI_SUM, comm_.get());
+      const auto global = allreduce_each(comm_, local, MPI_SUM);
       frontier_size = global[0];
       scout = global[1];
       if (profile) {
@@ -208,14 +209,14 @@ class Bfs::Impl {
     comm_.barrier();
     result.seconds = max_over_ranks(comm_, local_seconds);
 
-    std::uint64_t counts[4] = {0, 0, 0, 0}, sums[4];
+    std::array<std::uint64_t, 4> counts = {0, 0, 0, 0};
     if (exchange_) {
       counts[0] = exchange_->counters().messages() - messages_before;
       counts[1] = exchange_->counters().bytes() - bytes_before;
     }
     for (lid_t v = 0; v < bg_.owned; ++v) counts[2] += level_[v] != kUnreached;
     if (share_) counts[3] = share_->items_taken() - shared_before;
-    MPI_Allreduce(counts, sums, 4, MPI_UINT64_T, MPI_SUM, comm_.get());
+    const auto sums = allreduce_each(comm_, counts, MPI_SUM);
     result.messages = sums[0];
     result.bytes = sums[1];
     result.reached = sums[2];
@@ -405,15 +406,14 @@ class Bfs::Impl {
                                              const std::vector<std::uint64_t>& bytes,
                                              const std::vector<std::uint64_t>& frontier,
                                              const std::vector<std::uint8_t>& bottom_up) const {
-    const int n = static_cast<int>(seconds.size());  // the same on every rank
-    std::vector<double> max_seconds(seconds.size());
-    std::vector<std::uint64_t> counts(2 * seconds.size()), sums(counts.size());
+    // seconds.size() is the same on every rank.
+    std::vector<std::uint64_t> counts(2 * seconds.size());
     for (size_t i = 0; i < seconds.size(); ++i) {
       counts[2 * i] = messages[i];
       counts[2 * i + 1] = bytes[i];
     }
-    MPI_Allreduce(seconds.data(), max_seconds.data(), n, MPI_DOUBLE, MPI_MAX, comm_.get());
-    MPI_Allreduce(counts.data(), sums.data(), 2 * n, MPI_UINT64_T, MPI_SUM, comm_.get());
+    const std::vector<double> max_seconds = allreduce_each(comm_, seconds, MPI_MAX);
+    const std::vector<std::uint64_t> sums = allreduce_each(comm_, counts, MPI_SUM);
     std::vector<LevelFigures> out;
     for (size_t i = 0; i < seconds.size(); ++i)
       out.push_back({static_cast<std::int32_t>(i), bottom_up[i] != 0, frontier[i], max_seconds[i],
