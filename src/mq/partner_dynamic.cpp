@@ -87,7 +87,7 @@ class PartnerDynamic final : public Engine {
   void add_communicator(std::uint32_t id, int size) override {
     if (comms_.size() <= id) comms_.resize(id + 1);
     comm_slots_ = comms_.size();
-    Comm& c = comms_[id];
+    CommQueues& c = comms_[id];
     if (c.added) return;
     c.added = true;
     c.size = static_cast<std::uint32_t>(std::max(size, 0));
@@ -102,20 +102,20 @@ class PartnerDynamic final : public Engine {
 
   Id arrive(const Envelope& message, Id id) override {
     if (start_.active()) [[likely]] {
-      const Id matched = start_.arrive(pool_, message, id, order_, c_);
+      const Id matched = start_.arrive(pool_, message, id, order_, counters_);
       if (matched != QueuePairStart::kFull) return matched;
       leave_start();
-      Comm& c = comm(message.comm);
+      CommQueues& c = comm(message.comm);
       append(c, c.umq, {message, id, order_++});
-      c_.umq_length_max = std::max(c_.umq_length_max, ++umq_length_);
+      counters_.umq_length_max = std::max(counters_.umq_length_max, ++umq_length_);
       return kNoMatch;
     }
-    Comm& c = comm(message.comm);
+    CommQueues& c = comm(message.comm);
     const auto accept = [&](const QueueElement& r) { return accepts(r.envelope, message); };
     std::uint64_t traversed = 0;
     Hit best = find_from(c.prq, message.source, accept, traversed);
     take_if_earlier(pool_, c.any_source, accept, best, traversed);  // empty before PRQ partners
-    count_search(c_.prq_searches, c_.prq_traversed, c_.prq_max, traversed);
+    count_search(counters_.prq_searches, counters_.prq_traversed, counters_.prq_max, traversed);
     if (best) {
       const Id matched = pool_[best.node].element.id;
       remove(c.prq, best);
@@ -123,21 +123,21 @@ class PartnerDynamic final : public Engine {
       return matched;
     }
     append(c, c.umq, {message, id, order_++});
-    c_.umq_length_max = std::max(c_.umq_length_max, ++umq_length_);
+    counters_.umq_length_max = std::max(counters_.umq_length_max, ++umq_length_);
     return kNoMatch;
   }
 
   Id post(const Envelope& receive, Id id) override {
     if (start_.active()) [[likely]] {
-      const Id matched = start_.post(pool_, receive, id, order_, c_);
+      const Id matched = start_.post(pool_, receive, id, order_, counters_);
       if (matched != QueuePairStart::kFull) return matched;
       leave_start();
-      Comm& c = comm(receive.comm);
+      CommQueues& c = comm(receive.comm);
       append(c, c.prq, {receive, id, order_++});
-      c_.prq_length_max = std::max(c_.prq_length_max, ++prq_length_);
+      counters_.prq_length_max = std::max(counters_.prq_length_max, ++prq_length_);
       return kNoMatch;
     }
-    Comm& c = comm(receive.comm);
+    CommQueues& c = comm(receive.comm);
     const Hit found = search_umq(c, receive);
     if (found) {
       const Id matched = pool_[found.node].element.id;
@@ -146,27 +146,27 @@ class PartnerDynamic final : public Engine {
       return matched;
     }
     append(c, c.prq, {receive, id, order_++});
-    c_.prq_length_max = std::max(c_.prq_length_max, ++prq_length_);
+    counters_.prq_length_max = std::max(counters_.prq_length_max, ++prq_length_);
     return kNoMatch;
   }
 
   Id probe(const Envelope& receive) override {
     if (start_.active()) [[likely]]
-      return start_.probe(pool_, receive, c_);
+      return start_.probe(pool_, receive, counters_);
     const Hit found = search_umq(comm(receive.comm), receive);
     return found ? pool_[found.node].element.id : kNoMatch;
   }
 
   const Counters& counters() const override {
-    c_.partners = 0;
-    c_.levels = 0;
-    for (const Comm& c : comms_)
+    counters_.partners = 0;
+    counters_.levels = 0;
+    for (const CommQueues& c : comms_)
       for (const Side* side : {&c.prq, &c.umq}) {
-        c_.partners += side->partners.size();
-        c_.levels = std::max<std::uint64_t>(c_.levels, side->levels_created);
+        counters_.partners += side->partners.size();
+        counters_.levels = std::max<std::uint64_t>(counters_.levels, side->levels_created);
       }
-    c_.memory_overhead_bytes = memory_peak_;
-    return c_;
+    counters_.memory_overhead_bytes = memory_peak_;
+    return counters_;
   }
 
  private:
@@ -190,7 +190,8 @@ class PartnerDynamic final : public Engine {
     // PRQ before its first partners: receives with MPI_ANY_SOURCE in level 0.
     std::uint64_t wildcards = 0;
   };
-  struct Comm {
+  // One communicator's queues: both sides and its MPI_ANY_SOURCE receives.
+  struct CommQueues {
     Side prq, umq;
     Queue any_source;  // posted receives with MPI_ANY_SOURCE
     std::uint32_t size = 0;
@@ -198,7 +199,7 @@ class PartnerDynamic final : public Engine {
     bool added = false;
   };
 
-  Comm& comm(std::uint32_t id) {
+  CommQueues& comm(std::uint32_t id) {
     if (id >= comm_slots_ || !comms_[id].added) [[unlikely]]
       fail("partner-dynamic: event on a communicator never added");
     return comms_[id];
@@ -209,7 +210,7 @@ class PartnerDynamic final : public Engine {
   // MPI_ANY_SOURCE counted there as wildcards, as append() does).
   [[gnu::noinline]] void leave_start() {
     std::tie(prq_length_, umq_length_) = start_.drain(pool_, [&](bool prq, const QueueElement& e) {
-      Comm& c = comm(e.envelope.comm);  // checked here: the one queue needs no communicator
+      CommQueues& c = comm(e.envelope.comm);  // checked here: the one queue needs no communicator
       Side& side = prq ? c.prq : c.umq;
       side.levels.front().queue.push_back(pool_, e);
       side.wildcards += e.envelope.source == kAnySource;
@@ -243,7 +244,7 @@ class PartnerDynamic final : public Engine {
   }
 
   // The earliest-arrived message that `receive` accepts, counted as one UMQ search.
-  Hit search_umq(Comm& c, const Envelope& receive) {
+  Hit search_umq(CommQueues& c, const Envelope& receive) {
     const auto accept = [&](const QueueElement& m) { return accepts(receive, m.envelope); };
     std::uint64_t traversed = 0;
     Hit best;
@@ -266,7 +267,7 @@ class PartnerDynamic final : public Engine {
                         traversed, p);
       });
     }
-    count_search(c_.umq_searches, c_.umq_traversed, c_.umq_max, traversed);
+    count_search(counters_.umq_searches, counters_.umq_traversed, counters_.umq_max, traversed);
     return best;
   }
 
@@ -291,7 +292,7 @@ class PartnerDynamic final : public Engine {
   // Appends an element to its queue on `side` (a receive with MPI_ANY_SOURCE
   // to level 0 or, once the PRQ has partners, to the any-source PRQ), then
   // extracts partners if the newest level has grown past the trigger.
-  void append(Comm& c, Side& side, const QueueElement& e) {
+  void append(CommQueues& c, Side& side, const QueueElement& e) {
     const bool wildcard = e.envelope.source == kAnySource;
     if (!side.partners.empty()) {
       if (wildcard) {
@@ -317,7 +318,7 @@ class PartnerDynamic final : public Engine {
   }
 
   // Partner extraction from the newest level of `side`.
-  void extract(Comm& c, Side& side) {
+  void extract(CommQueues& c, Side& side) {
     const auto start = std::chrono::steady_clock::now();
     Queue& newest = side.levels.back().queue;
     const std::uint32_t level = side.levels.back().id;
@@ -364,7 +365,7 @@ class PartnerDynamic final : public Engine {
     }
     if (runs_.empty()) {
       side.trigger = 2 * length;  // retry only after the queue doubles
-      c_.extraction_seconds += seconds_since(start);
+      counters_.extraction_seconds += seconds_since(start);
       return;
     }
     // New partners in rank order (the table's order is the hash's).
@@ -412,10 +413,10 @@ class PartnerDynamic final : public Engine {
     if (newest.empty()) side.levels.pop_back();  // every element moved
     side.levels.push_back({Queue{}, side.levels_created++});
     side.trigger = threshold_;
-    ++c_.extractions;
-    c_.extraction_moved += moved;
+    ++counters_.extractions;
+    counters_.extraction_moved += moved;
     update_memory();
-    c_.extraction_seconds += seconds_since(start);
+    counters_.extraction_seconds += seconds_since(start);
   }
 
   static double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -425,7 +426,7 @@ class PartnerDynamic final : public Engine {
   // Partner tables, hashes and queue headers of all communicators; keeps the peak.
   void update_memory() {
     std::uint64_t bytes = QueuePairStart::kMemoryBytes;
-    for (const Comm& c : comms_) {
+    for (const CommQueues& c : comms_) {
       if (!c.added) continue;
       bytes += Queue::kHeaderBytes;  // the any-source PRQ
       for (const Side* side : {&c.prq, &c.umq})
@@ -441,9 +442,9 @@ class PartnerDynamic final : public Engine {
   std::uint64_t threshold_ = 0;
   std::uint64_t trigger_reset_ = 1;  // the trigger returns to t at this length or below
   ElementPool pool_;
-  QueuePairStart start_;        // see the top and queue_pair_start.hpp
-  std::vector<Comm> comms_;     // by communicator id
-  std::size_t comm_slots_ = 0;  // comms_.size(), without a division on every operation
+  QueuePairStart start_;           // see the top and queue_pair_start.hpp
+  std::vector<CommQueues> comms_;  // by communicator id
+  std::size_t comm_slots_ = 0;     // comms_.size(), without a division on every operation
   std::uint64_t order_ = 0;
   std::uint64_t prq_length_ = 0, umq_length_ = 0;  // after the single-queue start
   std::uint64_t memory_peak_ = 0;
@@ -452,7 +453,7 @@ class PartnerDynamic final : public Engine {
   std::vector<std::pair<std::uint64_t, std::int32_t>> runs_;   // (count, source)
   std::vector<std::uint64_t> counts_;
   std::vector<std::uint32_t> keys_;
-  mutable Counters c_;
+  mutable Counters counters_;
 };
 
 }  // namespace
