@@ -4,19 +4,14 @@
 
 #include "mq/engine.hpp"
 #include "mq/replay.hpp"
+#include "mq_events.hpp"
 
 namespace gc::mq {
 namespace {
 
-Event post(std::int32_t source, std::int32_t tag, std::uint32_t comm = 0) {
-  return {Event::Kind::post, {comm, source, tag}};
-}
-Event arrive(std::int32_t source, std::int32_t tag, std::uint32_t comm = 0) {
-  return {Event::Kind::arrive, {comm, source, tag}};
-}
-Event probe(std::int32_t source, std::int32_t tag, std::uint32_t comm = 0) {
-  return {Event::Kind::probe, {comm, source, tag}};
-}
+using test::arrive;
+using test::post;
+using test::probe;
 
 ReplayResult run(const std::string& engine, const std::vector<Event>& events, int ranks = 4) {
   auto e = make_engine(engine);

@@ -8,19 +8,14 @@
 #include "core/error.hpp"
 #include "mq/engine.hpp"
 #include "mq/report.hpp"
+#include "mq_events.hpp"
 
 namespace gc::mq {
 namespace {
 
-Event post(std::int32_t source, std::int32_t tag) {
-  return {Event::Kind::post, {0, source, tag}};
-}
-Event arrive(std::int32_t source, std::int32_t tag) {
-  return {Event::Kind::arrive, {0, source, tag}};
-}
-Event probe(std::int32_t source, std::int32_t tag) {
-  return {Event::Kind::probe, {0, source, tag}};
-}
+using test::arrive;
+using test::post;
+using test::probe;
 
 // Rank 0 of a run: message 0 from rank 2 (its first to us), a receive
 // from any source takes it; receive 1 (source 3, tag 4) waits for message 1,

@@ -22,6 +22,7 @@
 #include "mq/queue.hpp"
 #include "mq/replay.hpp"
 #include "mq/vector_queue.hpp"
+#include "mq_events.hpp"
 
 namespace gc::mq {
 namespace {
@@ -127,15 +128,9 @@ class Engines : public ::testing::TestWithParam<Config> {
 INSTANTIATE_TEST_SUITE_P(All, Engines, ::testing::ValuesIn(configs()),
                          [](const auto& info) { return info.param.label; });
 
-Event post(std::int32_t source, std::int32_t tag, std::uint32_t comm = 0) {
-  return {Event::Kind::post, {comm, source, tag}};
-}
-Event arrive(std::int32_t source, std::int32_t tag, std::uint32_t comm = 0) {
-  return {Event::Kind::arrive, {comm, source, tag}};
-}
-Event probe(std::int32_t source, std::int32_t tag, std::uint32_t comm = 0) {
-  return {Event::Kind::probe, {comm, source, tag}};
-}
+using test::arrive;
+using test::post;
+using test::probe;
 
 // Matches, probes, queue lengths and search counts: everything the
 // semantics fix (traversal counts and memory are the design's own).

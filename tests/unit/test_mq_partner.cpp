@@ -24,6 +24,7 @@
 #include "mq/replay.hpp"
 #include "mq/report.hpp"
 #include "mq/vector_queue.hpp"
+#include "mq_events.hpp"
 
 namespace gc::mq {
 namespace {
@@ -358,12 +359,8 @@ TEST(ProfileCounts, ElementsEachSourceAddsToTheQueues) {
 // ---------------------------------------------------------------------------
 // Engines against linked-list
 
-Event post(std::int32_t source, std::int32_t tag, std::uint32_t comm = 0) {
-  return {Event::Kind::post, {comm, source, tag}};
-}
-Event arrive(std::int32_t source, std::int32_t tag = 0, std::uint32_t comm = 0) {
-  return {Event::Kind::arrive, {comm, source, tag}};
-}
+using test::arrive;
+using test::post;
 
 // Queue elements per (communicator, source) in a linked-list replay: the
 // receives with a specific source that had to wait in the PRQ and the
