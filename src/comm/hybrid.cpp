@@ -101,10 +101,7 @@ class HybridExchange final : public Exchange, public WorkShare {
   HybridExchange(const Comm& comm, Neighborhood nb, HybridOptions options)
       : Exchange(comm, std::move(nb)), me_(comm.rank()) {
     const double start = MPI_Wtime();
-    int relation = MPI_UNEQUAL;
-    MPI_Comm_compare(comm.get(), MPI_COMM_WORLD, &relation);
-    if (relation != MPI_IDENT && relation != MPI_CONGRUENT)
-      fail_everywhere("hybrid: OpenSHMEM models run on all ranks of the job only");
+    require_whole_job(comm.get(), "hybrid");
     barrier_ = PhaseBarrier(comm);
     const size_t p = static_cast<size_t>(comm.size());
     index_of_rank_.assign(p, -1);

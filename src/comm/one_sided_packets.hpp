@@ -609,10 +609,7 @@ class PacketHeap {
   PacketHeap(const Comm& comm, const std::vector<int>& neighbours, std::uint64_t ring_bytes,
              const char* what)
       : neighbours_(neighbours), rank_(comm.rank()) {
-    int relation = MPI_UNEQUAL;
-    MPI_Comm_compare(comm.get(), MPI_COMM_WORLD, &relation);
-    if (relation != MPI_IDENT && relation != MPI_CONGRUENT)
-      fail_everywhere(fmt::format("{}: OpenSHMEM models run on all ranks of the job only", what));
+    require_whole_job(comm.get(), what);
     stride_ = (max_over_ranks(comm, ring_bytes) + 63) / 64 * 64;
     const std::uint64_t bytes = kCountersBytes + 2 * stride_;
     ensure_shmem_initialized(bytes);

@@ -77,6 +77,13 @@ const char* shmem_unavailable_reason() {
 #endif
 }
 
+void require_whole_job(MPI_Comm comm, const char* what) {
+  int relation = MPI_UNEQUAL;
+  MPI_Comm_compare(comm, MPI_COMM_WORLD, &relation);
+  if (relation != MPI_IDENT && relation != MPI_CONGRUENT)
+    fail_everywhere(fmt::format("{}: OpenSHMEM models run on all ranks of the job only", what));
+}
+
 #if GRAPHCOMM_HAVE_OPENSHMEM
 
 void ensure_shmem_initialized(std::uint64_t need_bytes) {

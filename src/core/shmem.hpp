@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <utility>
 
+#include <mpi.h>
+
 #ifndef GRAPHCOMM_HAVE_OPENSHMEM
 #define GRAPHCOMM_HAVE_OPENSHMEM 0
 #endif
@@ -28,6 +30,10 @@ bool shmem_started();
 
 // Why the OpenSHMEM models are missing from this build ("" when they are not).
 const char* shmem_unavailable_reason();
+
+// OpenSHMEM's PEs are the job's ranks: a model that uses it runs on
+// MPI_COMM_WORLD or a duplicate of it, else fails everywhere naming `what`.
+void require_whole_job(MPI_Comm comm, const char* what);
 
 // Ends MPI (and OpenSHMEM when it was started); nothing if MPI already ended.
 void finalize_mpi();

@@ -310,6 +310,22 @@ TEST(Exchange, NclCombinedOnCompleteGraphs) {
   run_exact("ncl-combined", 300, false);
 }
 
+// OpenSHMEM's PEs are the job's ranks: its models refuse a part of the job,
+// on every rank, naming themselves.
+TEST(Exchange, OpenShmemModelsRefuseAPartOfTheJob) {
+  if (!GRAPHCOMM_HAVE_OPENSHMEM || world().size() < 2) GTEST_SKIP() << "needs OpenSHMEM, 2 ranks";
+  const Comm half = world().split(world().rank() % 2, world().rank());
+  for (const char* model : {"shmem-fence", "shmem-hash", "hybrid"}) {
+    try {
+      make_exchange(model, half, Neighborhood{});
+      ADD_FAILURE() << model << " accepted half of the job";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()),
+                std::string(model) + ": OpenSHMEM models run on all ranks of the job only");
+    }
+  }
+}
+
 // The hybrid model's work sharing: every item a rank offers in a phase is
 // claimed exactly once by the ranks of its node, an offer is gone when its
 // phase ends, tables are readable by node peers, and push_to_rank reaches
