@@ -8,7 +8,6 @@ import os
 import platform
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -16,6 +15,8 @@ import time
 from pathlib import Path
 
 from tqdm import tqdm
+
+from .process_group import run_group  # noqa: F401  (the runner's and the tests')
 
 ROOT = Path(os.environ.get("GRAPHCOMM_ROOT", Path(__file__).resolve().parents[2]))
 
@@ -59,22 +60,6 @@ def error_line(stderr, returncode):
         if "error" in line.lower():
             return line
     return lines[-1] if lines else f"exit code {returncode}"
-
-
-def run_group(cmd, timeout, **kwargs):
-    """subprocess.run with output captured, in a session of its own, so that a
-    timeout (or an interrupt) kills the whole process group: a launcher's
-    grandchildren (mpirun's ranks, smpirun's simulator) outlive a killed
-    launcher otherwise."""
-    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          start_new_session=True, **kwargs) as proc:
-        try:
-            out, err = proc.communicate(timeout=timeout)
-        except BaseException:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
-            raise
-    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
 def _now():

@@ -1,19 +1,7 @@
-"""What the simulation tests share (standard library only)."""
+"""What the simulation tests share: graphcomm-lab's run_group, which needs
+nothing beyond the standard library."""
 import os
-import signal
-import subprocess
+import sys
 
-
-def run_group(cmd, timeout, **kwargs):
-    """subprocess.run with output captured, in a session of its own, so that a
-    timeout (or an interrupt) kills the whole process group: smpirun's
-    simulator outlives a killed scripts/simulate otherwise."""
-    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          start_new_session=True, **kwargs) as proc:
-        try:
-            out, err = proc.communicate(timeout=timeout)
-        except BaseException:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
-            raise
-    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from graphcomm_lab.process_group import run_group  # noqa: E402,F401

@@ -1,0 +1,21 @@
+"""Running a command in a process group of its own (standard library only:
+the simulation tests under tests/sim import it without the lab's packages)."""
+import os
+import signal
+import subprocess
+
+
+def run_group(cmd, timeout, **kwargs):
+    """subprocess.run with output captured, in a session of its own, so that a
+    timeout (or an interrupt) kills the whole process group: a launcher's
+    grandchildren (mpirun's ranks, smpirun's simulator) outlive a killed
+    launcher otherwise."""
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True, **kwargs) as proc:
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except BaseException:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
