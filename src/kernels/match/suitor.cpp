@@ -393,12 +393,15 @@ MatchResult run_suitor(const Comm& comm, const DistGraph& g, MatchRun& run, doub
           r, dist.count(r)));
   DistributedSuitor kernel(g, run.exchange());
   if (comm.size() > 1 && run.exchange().detects_quiescence()) {
-    // About 32 slices of round 0 (reckoning about 5 ns an edge), at least
-    // 0.5 ms each: a round costs tens of microseconds.
+    // Round 0 in about 32 slices, from an estimate of its cost per edge, and
+    // no slice so short that a round's own cost would dominate it (the
+    // estimates: bench/README.md, "Design choices and their measurements").
+    constexpr double kSecondsPerEdge = 5e-9, kShortestSlice = 0.5e-3;
     const double edges_per_rank = 2.0 * static_cast<double>(g.global_edge_count()) / comm.size();
-    return in_slices(
-        kernel, run,
-        slice_seconds >= 0 ? slice_seconds : std::max(0.5e-3, edges_per_rank * 5e-9 / 32));
+    return in_slices(kernel, run,
+                     slice_seconds >= 0
+                         ? slice_seconds
+                         : std::max(kShortestSlice, edges_per_rank * kSecondsPerEdge / 32));
   }
   return in_supersteps(comm, kernel, run);
 }
