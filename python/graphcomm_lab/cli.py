@@ -21,7 +21,7 @@ from pathlib import Path
 from .compare import CompareError, compare
 from .figures import STATS_HEAD, PlotError, flatten, options_text, stats_rows
 from .kernels import KERNELS
-from .runner import ROOT, run_suite
+from .runner import ROOT, check_suite, run_suite
 from .store import Store, StoreError
 from .suite import SuiteError, load_suite
 from .text import table
@@ -46,6 +46,7 @@ def export_rows(runs):
 
 def cmd_run(args):
     suite = load_suite(args.suite)
+    check_suite(suite, args.binary, args.launcher)  # before the store is made
     store = Store(args.store)
     try:
         ran, failed, skipped = run_suite(suite, store, binary=args.binary,

@@ -1,11 +1,14 @@
 """What graphcomm runs: per kernel, its command words, how it names its input
-and its model axis, and the values that axis takes. The lab reads only the
-`--json` documents the commands write (docs/json-schema.md), so a kernel that
-gains a model needs one word added here and nothing else."""
+and its model axis. The values an axis takes come from the binary itself
+(`graphcomm models --json`, docs/json-schema.md), so a model, algorithm or
+engine added to graphcomm's tables is known here without a change."""
+import json
+import subprocess
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
-EXCHANGE_MODELS = ("nsr", "nsr-agg", "rma", "ncl", "ncl-combined", "rma-fence", "rma-hash",
-                   "shmem-fence", "shmem-hash", "hybrid")
+from .process_group import run_group
 
 
 @dataclass(frozen=True)
@@ -14,24 +17,51 @@ class Kernel:
     command: tuple  # graphcomm's subcommand words
     input_flag: str | None  # None: the input is a positional argument
     model_flag: str | None  # None: the kernel has no model axis
-    models: tuple = ()
+    axis: str | None = None  # the registry of `graphcomm models --json` the axis takes
+    default_model: str | None = None  # a suite's model when it names none
+    with_all: bool = False  # the axis also takes "all"
     serial: bool = False  # runs on one rank only
     comm_matrix: bool = False  # writes --comm-matrix FILE (docs/json-schema.md)
+
+    def models(self, catalog):
+        """The values of the model axis, by the binary's `catalog`."""
+        names = tuple(row["name"] for row in catalog[self.axis])
+        return names + (("all",) if self.with_all else ())
 
 
 KERNELS = {
     k.name: k
     for k in (
         Kernel("graph-stats", ("graph", "stats"), "--graph", None),
-        Kernel("match", ("match",), "--graph", "--model", EXCHANGE_MODELS + ("all",),
+        Kernel("match", ("match",), "--graph", "--model", "exchange_models", "nsr", True,
                comm_matrix=True),
-        Kernel("bfs", ("bfs",), "--graph", "--model", EXCHANGE_MODELS + ("all",)),
-        Kernel("spmm", ("spmm",), "--matrix", "--method",
-               ("allgather", "neighbor", "combined", "all")),
-        Kernel("nbr", ("nbr", "bench"), "--topology", "--collective",
-               ("allgather", "allgatherv", "alltoall", "alltoallv")),
-        Kernel("mq", ("mq", "replay"), None, "--engine",
-               ("linked-list", "rank-array", "bins", "hash", "vectors", "partner-static",
-                "partner-dynamic", "partner-vectors", "all"), serial=True),
+        Kernel("bfs", ("bfs",), "--graph", "--model", "exchange_models", "nsr", True),
+        Kernel("spmm", ("spmm",), "--matrix", "--method", "spmm_methods", "allgather", True),
+        Kernel("nbr", ("nbr", "bench"), "--topology", "--collective", "nbr_collectives",
+               "allgather"),
+        Kernel("mq", ("mq", "replay"), None, "--engine", "mq_engines", "linked-list", True,
+               serial=True),
     )
 }
+
+_catalogs = {}
+
+
+def catalog(binary, launcher, timeout=120):
+    """What `binary` runs (`graphcomm models --json`), asked once per binary
+    and launcher (a path or a command prefix, as for a run)."""
+    prefix = tuple(map(str, launcher if isinstance(launcher, (list, tuple)) else [launcher]))
+    key = (str(binary), prefix)
+    if key not in _catalogs:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "models.json"
+            cmd = [*prefix, "-np", "1", str(binary), "-q", "models", "--json", str(out)]
+            proc = run_group(cmd, timeout)
+            try:
+                _catalogs[key] = json.loads(out.read_text())
+            except (OSError, ValueError):
+                lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+                raise RuntimeError(f"{binary} models --json: "
+                                   f"{lines[-1] if lines else f'exit code {proc.returncode}'}"
+                                   ) from None
+    return _catalogs[key]

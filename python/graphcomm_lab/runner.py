@@ -16,7 +16,9 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from .kernels import catalog
 from .process_group import run_group  # noqa: F401  (the runner's and the tests')
+from .suite import SuiteError, check_models
 
 ROOT = Path(os.environ.get("GRAPHCOMM_ROOT", Path(__file__).resolve().parents[2]))
 
@@ -145,15 +147,26 @@ def run_one(config, binary, launcher, timeout):
         return "ok", None, result, wall
 
 
-def run_suite(suite, store, *, binary=None, launcher=None, timeout=3600, progress=True):
-    """Returns (runs done now, failed now, skipped as stored). Raises
-    KeyboardInterrupt after storing every run that finished."""
+def check_suite(suite, binary=None, launcher=None):
+    """(binary, launcher), defaults filled in, once both exist and the binary
+    knows every model the suite names; raises FileNotFoundError or SuiteError."""
     binary = Path(binary or default_binary())
     launcher = launcher or default_launcher()
     command = launcher[0] if isinstance(launcher, (list, tuple)) else launcher
     for what, path in (("graphcomm binary", binary), ("launcher", command)):
         if not os.access(path, os.X_OK):
             raise FileNotFoundError(f"no {what} at {path} (build first: scripts/build)")
+    try:
+        check_models(suite, catalog(binary, launcher))
+    except RuntimeError as e:
+        raise SuiteError(f"cannot ask the binary for its models: {e}") from None
+    return binary, launcher
+
+
+def run_suite(suite, store, *, binary=None, launcher=None, timeout=3600, progress=True):
+    """Returns (runs done now, failed now, skipped as stored). Raises
+    KeyboardInterrupt after storing every run that finished."""
+    binary, launcher = check_suite(suite, binary, launcher)
     done = store.done_keys(suite.name)
     every = suite.runs()
     pending = [(r, c) for r, c in every if (c.key(), r) not in done]

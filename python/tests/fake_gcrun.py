@@ -9,6 +9,12 @@ import sys
 import time
 
 args = sys.argv[1:]
+if "models" in args:  # the lab asks what the binary runs: the real build answers
+    import subprocess
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    real = os.environ.get("GRAPHCOMM_BINARY", root / "build" / "src" / "graphcomm")
+    sys.exit(subprocess.run([str(real), *args[args.index("models"):]]).returncode)
 log = os.environ["FAKE_LOG"]
 with open(log, "a") as f:
     f.write(json.dumps(args) + "\n")

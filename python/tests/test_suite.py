@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from conftest import lab_command
+from conftest import graphcomm_binary, lab_command
 from graphcomm_lab.suite import SuiteError, load_suite
 
 GOOD = """
@@ -66,8 +66,6 @@ def test_weak_scaling_inputs(write_suite):
     ("repeats = [", "not valid TOML"),
     ("name = 'x'", "no [[experiment]]"),
     ("[[experiment]]\nkernel = 'sort'\ninputs = ['a']", "unknown kernel 'sort'"),
-    ("[[experiment]]\nkernel = 'match'\ninputs = ['rmat:5']\nmodels = ['mpi']",
-     "unknown model 'mpi' for kernel 'match'"),
     ("[[experiment]]\nkernel = 'match'\ninputs = []", "'inputs' must be a non-empty list"),
     ("[[experiment]]\nkernel = 'match'\ninputs = ['x']\nranks = [0]", "positive integers"),
     ("[[experiment]]\nkernel = 'mq'\ninputs = ['dir']\nranks = [2]", "runs on one rank"),
@@ -92,6 +90,20 @@ def test_cli_error_is_one_line_and_exit_2(write_suite, tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1
     assert proc.stderr.startswith("graphcomm-lab: error: ") and "unknown kernel" in proc.stderr
+    assert not (tmp_path / "s.sqlite").exists()
+
+
+def test_unknown_model_refused_by_the_binarys_list(write_suite, tmp_path):
+    """Model names are checked against `graphcomm models --json` of the binary
+    that would run them, before the store is made."""
+    path = write_suite("[[experiment]]\nkernel = 'match'\ninputs = ['rmat:5']\n"
+                       "models = ['nsr', 'mpi']")
+    proc = subprocess.run(lab_command("run", path, "--store", tmp_path / "s.sqlite",
+                                      "--binary", graphcomm_binary()),
+                          capture_output=True, text=True)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1
+    assert "unknown model 'mpi' for kernel 'match' (one of: nsr, nsr-agg," in proc.stderr
     assert not (tmp_path / "s.sqlite").exists()
 
 

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "cli/commands.hpp"
+#include "comm/models.hpp"
 #include "core/output.hpp"
 #include "kernels/bfs/bfs.hpp"
 #include "kernels/bfs/graph500.hpp"
@@ -53,10 +54,13 @@ std::vector<bfs::Configuration> configurations(const Comm& comm, const BfsOption
     return out;
   }
   const bfs::Algorithm a = any_algorithm ? kDefaultAlgorithm : bfs::parse_algorithm(o.algorithm);
-  if (a == bfs::Algorithm::replicated) {
-    if (!any_model) fail_everywhere("--algorithm replicated uses no exchange model: drop --model");
-    return {{a, ""}};
-  }
+  for (const bfs::AlgorithmInfo& info : bfs::algorithm_table())
+    if (info.algorithm == a && !info.uses_exchange) {
+      if (!any_model)
+        fail_everywhere(
+            fmt::format("--algorithm {} uses no exchange model: drop --model", info.name));
+      return {{a, ""}};
+    }
   (void)comm;
   return {{a, any_model ? kDefaultModel : o.model}};
 }
@@ -354,9 +358,14 @@ void add_bfs_command(CLI::App& app, Runner& run) {
   cmd->add_option("--seed", o.graph.seed, "Seed of the generator and of the search keys")
       ->capture_default_str();
   add_distribution_options(*cmd, o.graph);
-  cmd->add_option("--algorithm", o.algorithm,
-                  "top-down, replicated or direction-optimizing (default: direction-optimizing)")
-      ->check(CLI::IsMember({"top-down", "replicated", "direction-optimizing"}));
+  static const std::vector<std::string> algorithms = [] {
+    std::vector<std::string> names;
+    for (const bfs::AlgorithmInfo& a : bfs::algorithm_table()) names.emplace_back(a.name);
+    return names;
+  }();
+  static const std::string algorithm_help = fmt::format(
+      "{} (default: {})", fmt::join(algorithms, ", "), bfs::algorithm_name(kDefaultAlgorithm));
+  cmd->add_option("--algorithm", o.algorithm, algorithm_help)->check(CLI::IsMember(algorithms));
   static const std::string model_help = fmt::format(
       "Exchange model of the top-down steps: {}; or all (every algorithm and model); default {}",
       fmt::join(exchange_models(), ", "), kDefaultModel);

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "cli/commands.hpp"
+#include "comm/models.hpp"
 #include "core/memory.hpp"
 #include "core/output.hpp"
 #include "graph/write_text.hpp"

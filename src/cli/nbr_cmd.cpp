@@ -5,12 +5,14 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/commands.hpp"
 #include "core/mpi_file.hpp"
 #include "core/output.hpp"
 #include "core/wait.hpp"
 #include "graph/dist_graph.hpp"
+#include "nbr/bench_caller.hpp"
 #include "nbr/collectives.hpp"
 #include "nbr/topologies.hpp"
 
@@ -105,118 +107,8 @@ void topology_lists(const Comm& comm, const NbrOptions& o, std::vector<int>& sou
   }
 }
 
-// One collective call on `bytes` per block, by the library (`ours` null) or
-// by the plan; `nonblocking`: started, then waited on.
-class Caller {
- public:
-  Caller(MPI_Comm comm, const std::string& collective, std::uint64_t bytes, int me)
-      : comm_(comm), collective_(collective), t_(nbr::topology_of(comm)) {
-    const size_t in = t_.sources.size(), out = t_.destinations.size();
-    const int n = static_cast<int>(bytes);
-    // Never empty: Open MPI refuses null arrays even for no neighbours.
-    sendcounts_.assign(std::max<size_t>(out, 1), n);
-    recvcounts_.assign(std::max<size_t>(in, 1), n);
-    for (size_t j = 0; j < sendcounts_.size(); ++j) sdispls_.push_back(static_cast<int>(j) * n);
-    for (size_t i = 0; i < recvcounts_.size(); ++i) rdispls_.push_back(static_cast<int>(i) * n);
-    send_.resize(std::max<size_t>(out, 1) * bytes);
-    for (size_t x = 0; x < send_.size(); ++x)
-      send_[x] = static_cast<char>((me * 131 + static_cast<int>(x) * 7) & 0x7f);
-    recv_.assign(std::max<size_t>(in, 1) * bytes, 0);
-    n_ = n;
-  }
-
-  void call(nbr::Collectives* ours, bool nonblocking) {
-    const bool v = collective_.back() == 'v';
-    const bool gather = collective_.starts_with("allgather");
-    if (!ours) {
-      NeighborRequest r;
-      if (gather && !v) {
-        if (nonblocking)
-          ineighbor_allgather(send_.data(), n_, MPI_BYTE, recv_.data(), n_, MPI_BYTE, comm_, r);
-        else
-          neighbor_allgather(send_.data(), n_, MPI_BYTE, recv_.data(), n_, MPI_BYTE, comm_);
-      } else if (gather) {
-        if (nonblocking)
-          ineighbor_allgatherv(send_.data(), n_, MPI_BYTE, recv_.data(), recvcounts_.data(),
-                               rdispls_.data(), MPI_BYTE, comm_, r);
-        else
-          neighbor_allgatherv(send_.data(), n_, MPI_BYTE, recv_.data(), recvcounts_.data(),
-                              rdispls_.data(), MPI_BYTE, comm_);
-      } else if (!v) {
-        if (nonblocking)
-          ineighbor_alltoall(send_.data(), n_, MPI_BYTE, recv_.data(), n_, MPI_BYTE, comm_, r);
-        else
-          neighbor_alltoall(send_.data(), n_, MPI_BYTE, recv_.data(), n_, MPI_BYTE, comm_);
-      } else {
-        if (nonblocking)
-          ineighbor_alltoallv(send_.data(), sendcounts_.data(), sdispls_.data(), MPI_BYTE,
-                              recv_.data(), recvcounts_.data(), rdispls_.data(), MPI_BYTE, comm_,
-                              r);
-        else
-          neighbor_alltoallv(send_.data(), sendcounts_.data(), sdispls_.data(), MPI_BYTE,
-                             recv_.data(), recvcounts_.data(), rdispls_.data(), MPI_BYTE, comm_);
-      }
-      if (nonblocking) r.wait();
-      return;
-    }
-    if (!nonblocking) {
-      if (gather && !v)
-        ours->allgather(send_.data(), n_, MPI_BYTE, recv_.data(), n_, MPI_BYTE);
-      else if (gather)
-        ours->allgatherv(send_.data(), n_, MPI_BYTE, recv_.data(), recvcounts_.data(),
-                         rdispls_.data(), MPI_BYTE);
-      else if (!v)
-        ours->alltoall(send_.data(), n_, MPI_BYTE, recv_.data(), n_, MPI_BYTE);
-      else
-        ours->alltoallv(send_.data(), sendcounts_.data(), sdispls_.data(), MPI_BYTE, recv_.data(),
-                        recvcounts_.data(), rdispls_.data(), MPI_BYTE);
-      return;
-    }
-    nbr::Request r;
-    if (gather && !v)
-      r = ours->iallgather(send_.data(), n_, MPI_BYTE, recv_.data(), n_, MPI_BYTE);
-    else if (gather)
-      r = ours->iallgatherv(send_.data(), n_, MPI_BYTE, recv_.data(), recvcounts_.data(),
-                            rdispls_.data(), MPI_BYTE);
-    else if (!v)
-      r = ours->ialltoall(send_.data(), n_, MPI_BYTE, recv_.data(), n_, MPI_BYTE);
-    else
-      r = ours->ialltoallv(send_.data(), sendcounts_.data(), sdispls_.data(), MPI_BYTE,
-                           recv_.data(), recvcounts_.data(), rdispls_.data(), MPI_BYTE);
-    r.wait();
-  }
-
-  // The standard's result by point-to-point: one message per edge, sent and
-  // received in list order, so repeated edges pair in list order (MPI-4.1
-  // section 8.6) by the non-overtaking rule. The reference where the
-  // library's own neighbour collectives do not pair them so.
-  void call_point_to_point() {
-    const bool gather = collective_.starts_with("allgather");
-    std::vector<MPI_Request> requests;
-    requests.reserve(t_.sources.size() + t_.destinations.size());
-    for (size_t i = 0; i < t_.sources.size(); ++i)
-      MPI_Irecv(recv_.data() + rdispls_[i], recvcounts_[i], MPI_BYTE, t_.sources[i], 0, comm_,
-                &requests.emplace_back());
-    for (size_t j = 0; j < t_.destinations.size(); ++j)
-      MPI_Isend(send_.data() + (gather ? 0 : sdispls_[j]), gather ? n_ : sendcounts_[j], MPI_BYTE,
-                t_.destinations[j], 0, comm_, &requests.emplace_back());
-    wait_all(requests);
-  }
-
-  const std::vector<char>& received() const { return recv_; }
-  void clear() { std::fill(recv_.begin(), recv_.end(), 0); }
-
- private:
-  MPI_Comm comm_;
-  std::string collective_;
-  nbr::Topology t_;
-  int n_ = 0;
-  std::vector<int> sendcounts_, sdispls_, recvcounts_, rdispls_;
-  std::vector<char> send_, recv_;
-};
-
 // Seconds per call (max over ranks of this rank's average over `iters`).
-double time_calls(const Comm& comm, Caller& caller, nbr::Collectives* ours, bool nonblocking,
+double time_calls(const Comm& comm, nbr::Caller& caller, nbr::Collectives* ours, bool nonblocking,
                   int iters) {
   comm.barrier();
   const double start = MPI_Wtime();
@@ -258,7 +150,7 @@ void run_nbr_bench(const Comm& comm, const Invocation& inv, const NbrOptions& o)
                                   "ours_us", "speedup", "check");
   for (std::uint64_t bytes : sizes) {
     Progress::say(comm, "{} bytes", bytes);
-    Caller caller(graph.get(), o.collective, bytes, comm.rank());
+    nbr::Caller caller(graph.get(), o.collective, bytes, comm.rank());
     std::string check = "-";
     if (o.check) {
       if (ours.library_in_order())
@@ -347,8 +239,14 @@ void add_nbr_command(CLI::App& app, Runner& run) {
   cmd->add_option("--topology", o.topology,
                   "moore:D:R, random:DELTA, file:PATH ('r: n1 n2 ...' lines) or graph:SPEC")
       ->required();
-  cmd->add_option("--collective", o.collective, "allgather, allgatherv, alltoall or alltoallv")
-      ->check(CLI::IsMember({"allgather", "allgatherv", "alltoall", "alltoallv"}))
+  static const std::vector<std::string> collectives = [] {
+    std::vector<std::string> names;
+    for (const auto& c : nbr::collective_table()) names.push_back(c.first);
+    return names;
+  }();
+  static const std::string collective_help = fmt::format("{}", fmt::join(collectives, ", "));
+  cmd->add_option("--collective", o.collective, collective_help)
+      ->check(CLI::IsMember(collectives))
       ->capture_default_str();
   cmd->add_flag("--nonblocking", o.nonblocking, "Start the collective, then wait");
   cmd->add_option("--k", o.k, "Friend group size: 2, 3, 4 or auto")->capture_default_str();

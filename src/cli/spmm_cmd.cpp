@@ -1,6 +1,7 @@
 // graphcomm spmm: C = A x A with the row gather by MPI_Allgatherv, by
 // MPI_Neighbor_allgatherv, or by a collaborative plan of nbr/.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/commands.hpp"
 #include "core/output.hpp"
@@ -23,10 +24,9 @@ void run_spmm(const Comm& comm, const Invocation& inv, const SpmmOptions& o) {
     po.k = o.k == "2" ? 2 : o.k == "3" ? 3 : o.k == "4" ? 4 : -1;
     if (po.k < 0) fail_everywhere(fmt::format("--k {}: 2, 3, 4 or auto", o.k));
   }
-  const std::vector<spmm::Method> methods =
-      o.method == "all" ? std::vector<spmm::Method>{spmm::Method::allgather, spmm::Method::neighbor,
-                                                    spmm::Method::combined}
-                        : std::vector<spmm::Method>{spmm::parse_method(o.method)};
+  std::vector<spmm::Method> methods;
+  for (const spmm::MethodInfo& m : spmm::method_table())
+    if (o.method == "all" || o.method == m.name) methods.push_back(m.method);
   const LoadedGraph loaded = load_graph(comm, o.graph.spec, o.graph.load_options());
   const DistGraph& g = loaded.graph;
   std::string table = fmt::format("spmm C = A x A, A = {} on {} ranks: {} rows, {} nonzeros\n",
@@ -75,8 +75,15 @@ void add_spmm_command(CLI::App& app, Runner& run) {
   cmd->add_option("--seed", o.graph.seed, "Seed of generated matrices and weights")
       ->capture_default_str();
   add_distribution_options(*cmd, o.graph);
-  cmd->add_option("--method", o.method, "allgather, neighbor, combined or all")
-      ->check(CLI::IsMember({"allgather", "neighbor", "combined", "all"}))
+  static const std::vector<std::string> methods = [] {
+    std::vector<std::string> names;
+    for (const spmm::MethodInfo& m : spmm::method_table()) names.emplace_back(m.name);
+    names.emplace_back("all");
+    return names;
+  }();
+  static const std::string method_help = fmt::format("{}", fmt::join(methods, ", "));
+  cmd->add_option("--method", o.method, method_help)
+      ->check(CLI::IsMember(methods))
       ->capture_default_str();
   cmd->add_option("--k", o.k, "Friend group size of the combined plan: 2, 3, 4 or auto")
       ->capture_default_str();

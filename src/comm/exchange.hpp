@@ -3,15 +3,13 @@
 // messages for neighbour ranks, *evokes* communication progress and
 // *processes* what arrived; the exchange detects termination. One class per
 // communication model implements it (nsr.cpp, nsr_agg.cpp, rma.cpp, ncl.cpp,
-// rma_packets.cpp, shmem_packets.cpp, hybrid.cpp); a kernel never
-// touches a model's internals, and a new model is one new file.
+// rma_packets.cpp, shmem_packets.cpp, hybrid.cpp); a kernel never touches a
+// model's internals. comm/models.hpp lists the models: a new model is one new
+// file and one row there.
 #pragma once
 
 #include <cstdint>
 #include <functional>
-#include <memory>
-#include <string>
-#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -126,54 +124,6 @@ class Exchange {
   double setup_seconds_ = 0;
   double push_mpi_seconds_ = 0;
 };
-
-// nsr: one MPI_Isend per message, MPI_Iprobe + MPI_Recv, termination by
-// per-neighbour message counts.
-std::unique_ptr<Exchange> make_nsr_exchange(const Comm& comm, Neighborhood nb);
-// nsr-agg: per-destination coalescing buffers sent with MPI_Isend when full or
-// when the rank is settled, receives kept posted (the Graph500 reference's
-// mpi_simple design).
-std::unique_ptr<Exchange> make_nsr_agg_exchange(const Comm& comm, Neighborhood nb);
-// rma: MPI-3 passive target, one lock_all epoch, MPI_Put into per-neighbour
-// window regions; counts by MPI_Neighbor_alltoall; global reduction to end.
-std::unique_ptr<Exchange> make_rma_exchange(const Comm& comm, Neighborhood nb);
-// ncl: MPI_Neighbor_alltoall of counts and MPI_Neighbor_alltoallv of data on a
-// distributed graph topology; global reduction to end.
-std::unique_ptr<Exchange> make_ncl_exchange(const Comm& comm, Neighborhood nb);
-// ncl-combined: ncl with its collectives done by a collaborative plan of
-// nbr/ (friend groups combine messages to common neighbours).
-std::unique_ptr<Exchange> make_ncl_combined_exchange(const Comm& comm, Neighborhood nb);
-
-// Concurrent-Fence and Concurrent-Hash (Boothe & George): per-destination
-// packets put into one shared receive buffer per rank, room reserved by an
-// atomic fetch-and-add; complete once a seal written after an ordering point
-// is there (fence), or once a CRC matches (hash). See one_sided_packets.hpp.
-// rma-*: MPI-3 RMA, one lock_all epoch. shmem-*: OpenSHMEM (Open MPI builds).
-std::unique_ptr<Exchange> make_rma_fence_exchange(const Comm& comm, Neighborhood nb);
-std::unique_ptr<Exchange> make_rma_hash_exchange(const Comm& comm, Neighborhood nb);
-std::unique_ptr<Exchange> make_shmem_fence_exchange(const Comm& comm, Neighborhood nb);
-std::unique_ptr<Exchange> make_shmem_hash_exchange(const Comm& comm, Neighborhood nb);
-
-// hybrid (Jose et al., ISC 2013): MPI for setup and level synchronization
-// (MPI_Ibarrier while processing), OpenSHMEM for data: packets reserved by
-// fetch-and-add in a bounded ring per rank, whose size does not grow with the
-// number of ranks; a tail marker completes a packet; a full ring is flow
-// control; within a node, stores through shmem_ptr and work sharing. See
-// hybrid.cpp. Options exist for tests: a tiny ring, and puts instead of
-// shmem_ptr stores (the path to ranks of other nodes).
-struct HybridOptions {
-  std::uint64_t ring_slots = 0;  // 0: sized from the capacities
-  bool direct = true;            // stores through shmem_ptr where it reaches
-};
-std::unique_ptr<Exchange> make_hybrid_exchange(const Comm& comm, Neighborhood nb,
-                                               HybridOptions options = {});
-
-std::unique_ptr<Exchange> make_exchange(const std::string& model, const Comm& comm,
-                                        Neighborhood nb);
-// The models of this build, and those it lacks with the reason, e.g.
-// ("shmem-fence", "OpenSHMEM not available (built with MPICH)").
-const std::vector<std::string>& exchange_models();
-const std::vector<std::pair<std::string, std::string>>& unavailable_exchange_models();
 
 // The communication matrix (messages and bytes from every rank to every
 // rank), gathered on rank 0; empty elsewhere.

@@ -49,7 +49,7 @@
 
 #include <fmt/format.h>
 
-#include "comm/exchange.hpp"
+#include "comm/models.hpp"
 #include "comm/phase_barrier.hpp"
 #include "comm/work_share.hpp"
 #include "core/shmem.hpp"

@@ -54,6 +54,6 @@ LoadedGraph load_graph(const Comm& comm, const std::string& spec, const LoadOpti
 std::string ordering_option(Ordering o);
 
 // The specification's syntax, for --help texts.
-const char* graph_spec_help();
+const std::string& graph_spec_help();
 
 }  // namespace gc

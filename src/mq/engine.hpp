@@ -81,9 +81,16 @@ class Engine {
   virtual const Counters& counters() const = 0;
 };
 
-// Engine names, in the order reports list them.
+// The engines, one row each (engine.cpp), in the order reports list them:
+// make_engine, --engine's values and `graphcomm models` derive from it.
+struct EngineInfo {
+  const char* name;
+  const char* summary;
+  bool takes_profile;  // chooses partners from EngineOptions::profile
+  std::unique_ptr<Engine> (*make)(const EngineOptions&);
+};
+const std::vector<EngineInfo>& engine_table();
 const std::vector<std::string>& engine_names();
-// Does the engine choose partners from EngineOptions::profile?
 bool takes_profile(std::string_view name);
 // Throws gc::Error naming the engines for an unknown name.
 std::unique_ptr<Engine> make_engine(std::string_view name, const EngineOptions& options = {});

@@ -22,16 +22,15 @@ import subprocess
 import sys
 import tempfile
 
-from simrun import run_group
+from simrun import mpi_models, run_group
 
 RUN_TIMEOUT = 900
-
-MODELS = ["nsr", "nsr-agg", "rma", "ncl", "ncl-combined", "rma-fence", "rma-hash"]
 
 
 class Runner:
     def __init__(self, launcher, graphcomm, workdir):
         self.launcher, self.graphcomm, self.workdir, self.count = launcher, graphcomm, workdir, 0
+        self.models = mpi_models(launcher, graphcomm)  # every model of the SMPI build
 
     def __call__(self, ranks, *args):
         self.count += 1
@@ -71,7 +70,7 @@ def check_match(run, ranks):
         ref = run(1, "match", "--graph", "rmat:12", "--algorithm", algorithm, "--model", "nsr",
                   "--check")["runs"][0]
         runs = []
-        for model in MODELS:
+        for model in run.models:
             at = min(ranks, SLOW.get((algorithm, model), ranks))
             runs += run(at, "match", "--graph", "rmat:12", "--algorithm", algorithm, "--model",
                         model, "--check")["runs"]

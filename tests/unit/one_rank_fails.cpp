@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <string>
 
-#include "comm/exchange.hpp"
+#include "comm/models.hpp"
 #include "core/error.hpp"
 #include "core/mpi.hpp"
 

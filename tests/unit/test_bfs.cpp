@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "comm/models.hpp"
 #include "graph/build.hpp"
 #include "graph/spec.hpp"
 #include "graph_checks.hpp"

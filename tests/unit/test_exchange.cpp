@@ -17,7 +17,7 @@
 #include <fmt/format.h>
 
 #include "comm/chunk_fifo.hpp"
-#include "comm/exchange.hpp"
+#include "comm/models.hpp"
 #include "comm/work_share.hpp"
 #include "core/rng.hpp"
 

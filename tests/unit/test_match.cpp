@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "comm/models.hpp"
 #include "graph/build.hpp"
 #include "graph/spec.hpp"
 #include "graph_checks.hpp"

@@ -32,7 +32,9 @@
 #include <numeric>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "comm/models.hpp"
 #include "comm/work_share.hpp"
 
 namespace gc::bfs {
@@ -59,23 +61,31 @@ Neighborhood bfs_neighborhood(const DistGraph& g, std::uint64_t round_messages) 
 
 }  // namespace
 
+const std::vector<AlgorithmInfo>& algorithm_table() {
+  static const std::vector<AlgorithmInfo> table = {
+      {Algorithm::top_down, "top-down",
+       "level-synchronous, the frontier pushed to its owners through the exchange", true},
+      {Algorithm::replicated, "replicated",
+       "bottom-up over a frontier bitmap replicated by MPI_Allgather", false},
+      {Algorithm::direction_optimizing, "direction-optimizing",
+       "top-down/bottom-up switching (Beamer et al., SC 2012)", true},
+  };
+  return table;
+}
+
 Algorithm parse_algorithm(const std::string& name) {
-  if (name == "top-down") return Algorithm::top_down;
-  if (name == "replicated") return Algorithm::replicated;
-  if (name == "direction-optimizing") return Algorithm::direction_optimizing;
-  fail_everywhere(fmt::format(
-      "unknown BFS algorithm '{}' (top-down, replicated or direction-optimizing)", name));
+  std::vector<std::string_view> names;
+  for (const AlgorithmInfo& a : algorithm_table()) {
+    if (name == a.name) return a.algorithm;
+    names.push_back(a.name);
+  }
+  fail_everywhere(
+      fmt::format("unknown BFS algorithm '{}' (one of: {})", name, fmt::join(names, ", ")));
 }
 
 const char* algorithm_name(Algorithm a) {
-  switch (a) {
-    case Algorithm::top_down:
-      return "top-down";
-    case Algorithm::replicated:
-      return "replicated";
-    case Algorithm::direction_optimizing:
-      return "direction-optimizing";
-  }
+  for (const AlgorithmInfo& info : algorithm_table())
+    if (info.algorithm == a) return info.name;
   return "?";
 }
 
@@ -86,10 +96,12 @@ std::string Configuration::name() const {
 
 std::vector<Configuration> all_configurations() {
   std::vector<Configuration> out;
-  for (const std::string& m : exchange_models()) out.push_back({Algorithm::top_down, m});
-  out.push_back({Algorithm::replicated, ""});
-  for (const std::string& m : exchange_models())
-    out.push_back({Algorithm::direction_optimizing, m});
+  for (const AlgorithmInfo& a : algorithm_table()) {
+    if (!a.uses_exchange)
+      out.push_back({a.algorithm, ""});
+    else
+      for (const std::string& m : exchange_models()) out.push_back({a.algorithm, m});
+  }
   return out;
 }
 

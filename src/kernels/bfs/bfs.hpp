@@ -22,6 +22,15 @@ enum class Algorithm {
   replicated,            // bottom-up over a frontier bitmap replicated by MPI_Allgather
   direction_optimizing,  // top-down/bottom-up switching (Beamer et al., SC 2012)
 };
+// The algorithms, one row each (bfs.cpp): --algorithm's values, `--model
+// all`'s configurations and `graphcomm models` derive from it.
+struct AlgorithmInfo {
+  Algorithm algorithm;
+  const char* name;
+  const char* summary;
+  bool uses_exchange;  // its steps go through an exchange model
+};
+const std::vector<AlgorithmInfo>& algorithm_table();
 Algorithm parse_algorithm(const std::string& name);
 const char* algorithm_name(Algorithm a);
 

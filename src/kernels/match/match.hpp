@@ -32,7 +32,17 @@ struct MatchResult {
   CommCounters counters;           // this rank's
 };
 
-// The algorithms: "ld" (locally dominant) and "suitor".
+class MatchRun;  // match_run.hpp
+
+// The algorithms, one row each (match_run.cpp): match(), --algorithm's values
+// and `graphcomm models` derive from it.
+struct AlgorithmInfo {
+  const char* name;
+  const char* summary;
+  // On a started run; returns its result through MatchRun::finish().
+  MatchResult (*run)(const Comm& comm, const DistGraph& g, MatchRun& run, double slice_seconds);
+};
+const std::vector<AlgorithmInfo>& algorithm_table();
 const std::vector<std::string>& matching_algorithms();
 
 // Collective: runs the matching on g with the named algorithm over the named

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "comm/models.hpp"
+
 namespace gc::match {
 
 Neighborhood matching_neighborhood(const DistGraph& g, std::uint64_t round_messages) {
@@ -113,22 +115,38 @@ MatchResult MatchRun::finish(std::vector<vid_t> mate, std::uint64_t phases) {
   return result;
 }
 
+const std::vector<AlgorithmInfo>& algorithm_table() {
+  static const std::vector<AlgorithmInfo> table = {
+      {"ld", "locally dominant (Preis; Manne and Bisseling), in Ghosh et al.'s two phases",
+       [](const Comm&, const DistGraph& g, MatchRun& run, double) {
+         return run_locally_dominant(g, run);
+       }},
+      {"suitor", "Suitor (Manne and Halappanavar, IPDPS 2014), in slices", run_suitor},
+  };
+  return table;
+}
+
 const std::vector<std::string>& matching_algorithms() {
-  static const std::vector<std::string> names{"ld", "suitor"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const AlgorithmInfo& a : algorithm_table()) out.emplace_back(a.name);
+    return out;
+  }();
   return names;
 }
 
 MatchResult match(const Comm& comm, const DistGraph& g, const std::string& model,
                   const std::string& algorithm, std::uint64_t round_messages,
                   double suitor_slice_seconds) {
-  if (algorithm != "ld" && algorithm != "suitor")
-    fail(fmt::format("unknown matching algorithm '{}' ({})", algorithm,
-                     fmt::join(matching_algorithms(), " or ")));
-  MatchRun run(comm, g, model, round_messages);
-  MatchResult result = algorithm == "ld" ? run_locally_dominant(g, run)
-                                         : run_suitor(comm, g, run, suitor_slice_seconds);
-  result.algorithm = algorithm;
-  return result;
+  for (const AlgorithmInfo& a : algorithm_table())
+    if (algorithm == a.name) {
+      MatchRun run(comm, g, model, round_messages);
+      MatchResult result = a.run(comm, g, run, suitor_slice_seconds);
+      result.algorithm = algorithm;
+      return result;
+    }
+  fail(fmt::format("unknown matching algorithm '{}' ({})", algorithm,
+                   fmt::join(matching_algorithms(), " or ")));
 }
 
 }  // namespace gc::match

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/broadcast.hpp"
 #include "nbr/collectives.hpp"
@@ -86,22 +87,29 @@ std::vector<int> displacements(const std::vector<int>& counts) {
 
 }  // namespace
 
+const std::vector<MethodInfo>& method_table() {
+  static const std::vector<MethodInfo> table = {
+      {Method::allgather, "allgather", "MPI_Allgatherv of every block"},
+      {Method::neighbor, "neighbor", "MPI_Neighbor_allgatherv over the topology of A's nonzeros"},
+      {Method::combined, "combined",
+       "the neighbour allgatherv through a collaborative plan of nbr/"},
+  };
+  return table;
+}
+
 Method parse_method(const std::string& name) {
-  if (name == "allgather") return Method::allgather;
-  if (name == "neighbor") return Method::neighbor;
-  if (name == "combined") return Method::combined;
-  fail_everywhere(fmt::format("unknown SpMM method '{}' (allgather, neighbor or combined)", name));
+  std::vector<std::string_view> names;
+  for (const MethodInfo& m : method_table()) {
+    if (name == m.name) return m.method;
+    names.push_back(m.name);
+  }
+  fail_everywhere(
+      fmt::format("unknown SpMM method '{}' (one of: {})", name, fmt::join(names, ", ")));
 }
 
 const char* method_name(Method m) {
-  switch (m) {
-    case Method::allgather:
-      return "allgather";
-    case Method::neighbor:
-      return "neighbor";
-    case Method::combined:
-      return "combined";
-  }
+  for (const MethodInfo& info : method_table())
+    if (info.method == m) return info.name;
   return "?";
 }
 

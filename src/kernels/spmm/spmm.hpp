@@ -18,6 +18,14 @@
 namespace gc::spmm {
 
 enum class Method { allgather, neighbor, combined };
+// The methods, one row each (spmm.cpp): --method's values and `graphcomm
+// models` derive from it.
+struct MethodInfo {
+  Method method;
+  const char* name;
+  const char* summary;
+};
+const std::vector<MethodInfo>& method_table();
 Method parse_method(const std::string& name);
 const char* method_name(Method m);
 

@@ -4,7 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "cli/commands.hpp"
-#include "comm/exchange.hpp"
+#include "comm/models.hpp"
 
 namespace gc::cli {
 
