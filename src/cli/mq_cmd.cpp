@@ -13,8 +13,8 @@
 #include <fmt/ranges.h>
 
 #include "cli/commands.hpp"
-#include "core/large_vector.hpp"
 #include "core/output.hpp"
+#include "core/page_advice.hpp"
 #include "mq/engine.hpp"
 #include "mq/profile.hpp"
 #include "mq/replay.hpp"

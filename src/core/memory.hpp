@@ -4,8 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/large_vector.hpp"
 #include "core/mpi.hpp"
+#include "core/page_advice.hpp"
 
 namespace gc {
 

@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "core/large_vector.hpp"
 #include "core/mpi_file.hpp"
+#include "core/page_advice.hpp"
 #include "graph/build.hpp"
 
 namespace gc {

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
-#include "core/large_vector.hpp"
+#include "core/page_advice.hpp"
 #include "graph/csr_builder.hpp"
 
 namespace gc {

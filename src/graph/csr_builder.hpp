@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/large_vector.hpp"
+#include "core/page_advice.hpp"
 #include "graph/dist_graph.hpp"
 
 namespace gc {

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "core/large_vector.hpp"
+#include "core/page_advice.hpp"
 #include "graph/ghost_index.hpp"
 
 namespace gc {

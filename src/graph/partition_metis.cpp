@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "core/large_vector.hpp"
 #include "core/memory.hpp"
+#include "core/page_advice.hpp"
 #include "graph/partitioners.hpp"
 
 #if GRAPHCOMM_HAVE_METIS

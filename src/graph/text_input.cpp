@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "core/large_vector.hpp"
+#include "core/page_advice.hpp"
 
 namespace gc {
 

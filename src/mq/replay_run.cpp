@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "core/large_vector.hpp"
 #include "core/output.hpp"
+#include "core/page_advice.hpp"
 
 namespace gc::mq {
 

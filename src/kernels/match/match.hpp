@@ -1,7 +1,7 @@
 // Half-approximate weighted matching over an owner-computes exchange, by two
 // algorithms that both return the serial greedy matching (heaviest edge first
 // in the EdgeKey order of edge_order.hpp): the locally dominant algorithm
-// (match.cpp) and Suitor (suitor.cpp); see those files for the references.
+// (locally_dominant.cpp) and Suitor (suitor.cpp); see those files for the references.
 #pragma once
 
 #include <cstdint>

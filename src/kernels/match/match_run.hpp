@@ -1,4 +1,4 @@
-// The frame every matching algorithm runs in (match.cpp: locally dominant,
+// The frame every matching algorithm runs in (locally_dominant.cpp,
 // suitor.cpp: Suitor): one exchange over the matching neighbourhood, the clock
 // between barriers, the round profile (round 0 is the algorithm's local phase,
 // then one round per evoke/process/done iteration), and the result's figures

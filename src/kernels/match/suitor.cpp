@@ -11,7 +11,7 @@
 // suitor weights never decrease). At the end u and v are mates iff each is
 // the other's suitor. With a total order this is the locally dominant
 // matching, so the serial greedy one (the paper's Lemma 1 and Theorem 1), and
-// identical to what match.cpp computes.
+// identical to what locally_dominant.cpp computes.
 //
 // Distribution. The owner of v holds v's suitor. A proposal to a ghost is a
 // message, PROPOSE(u -> v, w(u, v)), which u's rank assumes stands. v's owner

@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/broadcast.hpp"
-#include "core/large_vector.hpp"
+#include "core/page_advice.hpp"
 #include "kernels/match/edge_order.hpp"
 #include "kernels/match/match.hpp"
 
