@@ -35,10 +35,11 @@ import argparse
 import json
 import os
 import re
-import statistics
 import subprocess
 import sys
 import tempfile
+
+from stats import median, spread
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GCRUN = os.path.join(ROOT, "scripts", "gcrun")
@@ -124,14 +125,6 @@ def combblas_figures(text):
     if m:
         out["median_time"] = float(m.group(1))
     return out
-
-
-def median(values):
-    return statistics.median(values) if values else float("nan")
-
-
-def spread(values):
-    return (max(values) - min(values)) if len(values) > 1 else 0.0
 
 
 def main():

@@ -23,10 +23,11 @@ import argparse
 import json
 import os
 import re
-import statistics
 import subprocess
 import sys
 import tempfile
+
+from stats import median, spread
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATASETS = os.path.join(ROOT, "..", "shared", "datasets")
@@ -86,14 +87,6 @@ def where_time_goes(run):
             "loop_compute_seconds": sum(b["compute_seconds_max"] for b in rest),
             "phase1_messages": first["messages"],
             "loop_messages": sum(b["messages"] for b in rest)}
-
-
-def spread(values):
-    return max(values) - min(values) if values else None
-
-
-def median(values):
-    return statistics.median(values) if values else None
 
 
 def fmt(value, spec):

@@ -43,11 +43,12 @@ matching). Times on a busy machine are noisy: compare within one run.
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+from stats import median, spread
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATASETS = os.path.join(ROOT, "..", "shared", "datasets")
@@ -147,14 +148,6 @@ class NetworKit:
     def close(self):
         self.proc.stdin.close()
         self.proc.wait()
-
-
-def median(values):
-    return statistics.median(values)
-
-
-def spread(values):
-    return max(values) - min(values)
 
 
 def agree(where, weight, cardinality, reference):
