@@ -110,11 +110,11 @@ std::vector<int> node_of_every_rank(MPI_Comm comm, int ranks_per_node) {
     for (int r = 0; r < p; ++r) node[static_cast<size_t>(r)] = r / ranks_per_node;
     return node;
   }
-  MPI_Comm shared;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &shared);
+  MPI_Comm shared_handle = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &shared_handle);
+  const Comm shared = Comm::adopt(shared_handle);
   int leader = me;  // the lowest rank of the node names it
-  MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, shared);
-  MPI_Comm_free(&shared);
+  MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, shared.get());
   MPI_Allgather(&leader, 1, MPI_INT, node.data(), 1, MPI_INT, comm);
   return node;
 }
@@ -126,7 +126,8 @@ Hyperedge match_hyperedges(MPI_Comm comm, const std::vector<int>& candidates,
   // A request: status, weight, then the members padded with -1.
   enum Status : int { kChoosing = 0, kMatched = 1, kNone = 2 };
   constexpr int kRecord = 2 + kMaxGroup;
-  MPI_Comm graph = create_dist_graph_adjacent(comm, candidates, candidates);
+  const Comm graph_owner = Comm::adopt(create_dist_graph_adjacent(comm, candidates, candidates));
+  const MPI_Comm graph = graph_owner.get();
   std::sort(edges.begin(), edges.end(), before);
   std::vector<int> gone;  // candidates matched elsewhere or with nothing to request
   Hyperedge matched;
@@ -187,7 +188,6 @@ Hyperedge match_hyperedges(MPI_Comm comm, const std::vector<int>& candidates,
     else if (dead)
       edges.erase(edges.begin());
   }
-  MPI_Comm_free(&graph);
   return matched;
 }
 
@@ -219,7 +219,8 @@ Plan build_plan(MPI_Comm user_comm, const PlanOptions& options) {
   if (options.max_steps < 1 || options.max_steps > kMaxSteps)
     fail_everywhere(fmt::format("max_steps = {}: must be 1 to {}", options.max_steps, kMaxSteps));
   const int theta = options.theta > 0 ? options.theta : k_min + 1;
-  MPI_Comm comm = duplicate(user_comm);
+  const Comm owned = Comm::adopt(duplicate(user_comm));
+  const MPI_Comm comm = owned.get();
   int repeats = has_repeats(plan.topology.sources) || has_repeats(plan.topology.destinations);
   MPI_Allreduce(MPI_IN_PLACE, &repeats, 1, MPI_INT, MPI_MAX, comm);
   plan.repeats_anywhere = repeats != 0;
@@ -351,7 +352,6 @@ Plan build_plan(MPI_Comm user_comm, const PlanOptions& options) {
     if (!any_formed) break;
     plan.figures.steps = step + 1;
   }
-  MPI_Comm_free(&comm);
 
   for (size_t j = 0; j < t.destinations.size(); ++j)
     if (!out_combined[j]) plan.direct_destinations.push_back(static_cast<int>(j));
