@@ -1,5 +1,5 @@
-// Rank root's string or vector, on every rank: its length first, then its
-// contents. Collective over comm.
+// Rank root's string, vector or value, on every rank (a container: its
+// length first, then its contents). Collective over comm.
 #pragma once
 
 #include <algorithm>
@@ -23,6 +23,14 @@ void broadcast(Container& values, int root, MPI_Comm comm) {
   constexpr std::size_t kPiece = std::size_t{1} << 30;
   for (std::size_t at = 0; at < total; at += kPiece)
     MPI_Bcast(bytes + at, static_cast<int>(std::min(kPiece, total - at)), MPI_BYTE, root, comm);
+}
+
+// Rank root's value of a trivially copyable type, on every rank.
+template <class T>
+T broadcast_value(T value, int root, MPI_Comm comm) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  MPI_Bcast(&value, static_cast<int>(sizeof(T)), MPI_BYTE, root, comm);
+  return value;
 }
 
 }  // namespace gc

@@ -93,6 +93,8 @@ MPI_Datatype mpi_type() {
     return MPI_UNSIGNED_LONG_LONG;
   else if constexpr (std::is_same_v<T, std::uint32_t>)
     return MPI_UINT32_T;
+  else if constexpr (std::is_same_v<T, std::uint8_t>)
+    return MPI_UINT8_T;
   else
     static_assert(sizeof(T) == 0, "no MPI datatype for this type");
 }
@@ -217,6 +219,27 @@ std::vector<T> allgatherv(const Comm& comm, const std::vector<T>& mine) {
   std::vector<T> out(total);
   MPI_Allgatherv(mine.data(), count, datatype_of<T>(), out.data(), counts.data(), displs.data(),
                  datatype_of<T>(), comm.get());
+  return out;
+}
+
+// Every rank's records, concatenated in rank order, on rank `root` (empty
+// elsewhere), with each rank's count there (`counts`, if non-null).
+template <class T>
+std::vector<T> gatherv(const Comm& comm, const std::vector<T>& mine, int root,
+                       std::vector<int>* counts = nullptr) {
+  const int count = checked_count(mine.size(), "gatherv count");
+  std::vector<int> all_counts(comm.rank() == root ? static_cast<size_t>(comm.size()) : 0);
+  MPI_Gather(&count, 1, MPI_INT, all_counts.data(), 1, MPI_INT, root, comm.get());
+  std::vector<int> displs(all_counts.size());
+  std::uint64_t total = 0;
+  for (size_t r = 0; r < all_counts.size(); ++r) {
+    displs[r] = checked_count(total, "gatherv displacement");
+    total += static_cast<std::uint64_t>(all_counts[r]);
+  }
+  std::vector<T> out(total);
+  MPI_Gatherv(mine.data(), count, datatype_of<T>(), out.data(), all_counts.data(), displs.data(),
+              datatype_of<T>(), root, comm.get());
+  if (counts) *counts = std::move(all_counts);
   return out;
 }
 

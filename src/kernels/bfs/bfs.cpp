@@ -373,14 +373,14 @@ class Bfs::Impl {
       std::fill(mine, mine + bg_.word_counts[me], 0);
       for (std::uint32_t v : frontier_) mine[v >> 6] |= std::uint64_t{1} << (v & 63);
       MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, bits, bg_.word_counts.data(),
-                     bg_.word_displs.data(), MPI_UINT64_T, comm_.get());
+                     bg_.word_displs.data(), datatype_of<std::uint64_t>(), comm_.get());
       return;
     }
     std::uint64_t* mine = gathered_.data() + bg_.word_displs[me];
     std::fill(mine, mine + bg_.word_counts[me], 0);
     for (std::uint32_t v : frontier_) mine[v >> 6] |= std::uint64_t{1} << (v & 63);
     MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, gathered_.data(), bg_.word_counts.data(),
-                   bg_.word_displs.data(), MPI_UINT64_T, comm_.get());
+                   bg_.word_displs.data(), datatype_of<std::uint64_t>(), comm_.get());
     std::fill(frontier_bits_.begin(), frontier_bits_.end(), 0);
     const Distribution& dist = g_.distribution();
     for (int r = 0; r < comm_.size(); ++r) {

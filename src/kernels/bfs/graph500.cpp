@@ -52,14 +52,13 @@ std::vector<vid_t> choose_keys(const Comm& comm, const DistGraph& g, int count,
   std::set<vid_t> chosen;
   for (std::uint64_t batch = 0; keys.size() < wanted; ++batch) {
     std::vector<vid_t> ids(kBatch);
-    std::vector<std::uint8_t> ok(kBatch, 0), ok_any(kBatch, 0);
+    std::vector<std::uint8_t> ok(kBatch, 0);
     for (std::uint64_t i = 0; i < kBatch; ++i)
       ids[i] = rng.words(Stream::bfs_key, batch * kBatch + i)[0] % n;
     const std::vector<vid_t> at = g.relabeled() ? graph_ids_of(comm, g, ids) : ids;
     for (std::uint64_t i = 0; i < kBatch; ++i)
       if (g.is_owned(at[i])) ok[i] = g.degree(at[i] - g.first_owned()) > 0;
-    MPI_Allreduce(ok.data(), ok_any.data(), static_cast<int>(kBatch), MPI_UINT8_T, MPI_MAX,
-                  comm.get());
+    const std::vector<std::uint8_t> ok_any = allreduce_each(comm, ok, MPI_MAX);
     for (std::uint64_t i = 0; i < kBatch && keys.size() < wanted; ++i)
       if (ok_any[i] && chosen.insert(ids[i]).second) keys.push_back(ids[i]);
   }

@@ -105,8 +105,8 @@ std::string validate(const Comm& comm, const DistGraph& g, vid_t root,
       displs[static_cast<size_t>(r)] = checked_count(dist.begin(r), "parent gather");
     }
     all.resize(n);
-    MPI_Allgatherv(parent.data(), counts[static_cast<size_t>(comm.rank())], MPI_UINT64_T,
-                   all.data(), counts.data(), displs.data(), MPI_UINT64_T, comm.get());
+    MPI_Allgatherv(parent.data(), counts[static_cast<size_t>(comm.rank())], datatype_of<vid_t>(),
+                   all.data(), counts.data(), displs.data(), datatype_of<vid_t>(), comm.get());
     problem = depths_of(all, root, depth);  // the same on every rank
     if (problem.empty()) problem = check_local(g, all, depth, root);
   }

@@ -118,10 +118,8 @@ CheckReport check_matching(const Comm& comm, const DistGraph& g, const std::vect
     if (report.ok) report.message = "OK";
   }
   // Everyone learns the verdict.
-  int ok = report.ok ? 1 : 0;
-  MPI_Bcast(&ok, 1, MPI_INT, 0, comm.get());
+  report.ok = broadcast_value(report.ok, 0, comm.get());
   broadcast(report.message, 0, comm.get());
-  report.ok = ok != 0;
   return report;
 }
 

@@ -138,6 +138,7 @@ Result run(const Comm& comm, const DistGraph& g, Method method, int iters,
   const Rows a = rows_of(g);
   const std::vector<std::uint64_t> mine = serialize(a);
   const int words = static_cast<int>(mine.size());
+  const MPI_Datatype word_type = datatype_of<std::uint64_t>();
   const Distribution& dist = g.distribution();
   const int p = comm.size();
 
@@ -150,15 +151,15 @@ Result run(const Comm& comm, const DistGraph& g, Method method, int iters,
   std::optional<nbr::Collectives> combined;
   std::vector<int> counts, displs, sources;
   if (method == Method::allgather) {
-    counts.resize(static_cast<size_t>(p));
-    MPI_Allgather(&words, 1, MPI_INT, counts.data(), 1, MPI_INT, comm.get());
+    counts = allgather(comm, words);
     sources.resize(static_cast<size_t>(p));
     std::iota(sources.begin(), sources.end(), 0);
   } else {
     topology = comm.dist_graph_adjacent(nbrs);
     if (method == Method::combined) combined.emplace(topology.get(), plan_options);
     counts.resize(std::max<size_t>(nbrs.size(), 1));
-    neighbor_allgather(&words, 1, MPI_INT, counts.data(), 1, MPI_INT, topology.get());
+    neighbor_allgather(&words, 1, datatype_of<int>(), counts.data(), 1, datatype_of<int>(),
+                       topology.get());
     counts.resize(nbrs.size());
     sources = nbrs;
   }
@@ -170,8 +171,8 @@ Result run(const Comm& comm, const DistGraph& g, Method method, int iters,
   // friends learn each other's in the first call and send no header after.
   std::optional<nbr::Persistent> gather_rows;
   if (method == Method::combined)
-    gather_rows.emplace(combined->allgatherv_init(mine.data(), words, MPI_UINT64_T, received.data(),
-                                                  counts.data(), displs.data(), MPI_UINT64_T));
+    gather_rows.emplace(combined->allgatherv_init(mine.data(), words, word_type, received.data(),
+                                                  counts.data(), displs.data(), word_type));
   result.setup_seconds = max_over_ranks(comm, MPI_Wtime() - start);
   if (method == Method::allgather)
     result.messages = static_cast<std::uint64_t>(p) * static_cast<std::uint64_t>(p - 1);
@@ -186,11 +187,11 @@ Result run(const Comm& comm, const DistGraph& g, Method method, int iters,
     comm.barrier();
     start = MPI_Wtime();
     if (method == Method::allgather)
-      MPI_Allgatherv(mine.data(), words, MPI_UINT64_T, received.data(), counts.data(),
-                     displs.data(), MPI_UINT64_T, comm.get());
+      MPI_Allgatherv(mine.data(), words, word_type, received.data(), counts.data(), displs.data(),
+                     word_type, comm.get());
     else if (method == Method::neighbor)
-      neighbor_allgatherv(mine.data(), words, MPI_UINT64_T, received.data(), counts.data(),
-                          displs.data(), MPI_UINT64_T, topology.get());
+      neighbor_allgatherv(mine.data(), words, word_type, received.data(), counts.data(),
+                          displs.data(), word_type, topology.get());
     else {
       gather_rows->start();
       gather_rows->wait();
@@ -216,15 +217,9 @@ std::string check(const Comm& comm, const DistGraph& g, const Rows& c) {
   const int p = comm.size();
   // Gather A's and C's blocks on rank 0.
   auto gather_blocks = [&](const Rows& r) {
-    const std::vector<std::uint64_t> words = serialize(r);
-    int n = static_cast<int>(words.size());
-    std::vector<int> counts(static_cast<size_t>(p));
-    MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm.get());
+    std::vector<int> counts;
+    const std::vector<std::uint64_t> all = gatherv(comm, serialize(r), 0, &counts);
     const std::vector<int> displs = displacements(counts);
-    std::vector<std::uint64_t> all(
-        comm.rank() == 0 ? static_cast<size_t>(displs.back() + counts.back()) : 1);
-    MPI_Gatherv(words.data(), n, MPI_UINT64_T, all.data(), counts.data(), displs.data(),
-                MPI_UINT64_T, 0, comm.get());
     std::vector<Rows> out;
     if (comm.rank() == 0)
       for (int q = 0; q < p; ++q)
