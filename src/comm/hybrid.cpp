@@ -104,7 +104,7 @@ class HybridExchange final : public Exchange, public WorkShare {
     require_whole_job(comm.get(), "hybrid");
     barrier_ = PhaseBarrier(comm);
     const size_t p = static_cast<size_t>(comm.size());
-    index_of_rank_.assign(p, -1);
+    index_of_rank_.assign(p, kFromOutsideNeighborhood);
     for (size_t i = 0; i < neighborhood_.ranks.size(); ++i)
       index_of_rank_[static_cast<size_t>(neighborhood_.ranks[i])] = static_cast<int>(i);
     std::uint64_t volume = 0;
@@ -135,7 +135,7 @@ class HybridExchange final : public Exchange, public WorkShare {
 
   const char* name() const override { return "hybrid"; }
   bool local_progress() const override { return true; }
-  WorkShare* work_share() override { return this; }
+  WorkShare* node_work_share() override { return this; }
 
   std::uint64_t buffer_bytes() const override {
     std::uint64_t tables = 0;
