@@ -50,6 +50,7 @@
 #include <fmt/format.h>
 
 #include "comm/exchange.hpp"
+#include "comm/neighbor_index.hpp"
 #include "comm/phase_barrier.hpp"
 #include "comm/work_share.hpp"
 #include "core/shmem.hpp"
@@ -104,9 +105,7 @@ class HybridExchange final : public Exchange, public WorkShare {
     require_whole_job(comm.get(), "hybrid");
     barrier_ = PhaseBarrier(comm);
     const size_t p = static_cast<size_t>(comm.size());
-    index_of_rank_.assign(p, kFromOutsideNeighborhood);
-    for (size_t i = 0; i < neighborhood_.ranks.size(); ++i)
-      index_of_rank_[static_cast<size_t>(neighborhood_.ranks[i])] = static_cast<int>(i);
+    neighbors_ = NeighborIndex(neighborhood_.ranks, comm.size());
     std::uint64_t volume = 0;
     for (std::uint64_t c : neighborhood_.capacity) volume += c;
     slots_ = options.ring_slots;
@@ -268,9 +267,10 @@ class HybridExchange final : public Exchange, public WorkShare {
       if (count == 0) break;
       Header header;
       std::memcpy(&header, at, sizeof header);
-      if (header.count != count || header.sender >= index_of_rank_.size())
+      if (header.count != count || header.sender >= neighbors_.size())
         fail(fmt::format("internal: hybrid: corrupt packet in slot {} of rank {}", consumed_, me_));
-      const int from = index_of_rank_[header.sender];
+      // kFromOutsideNeighborhood: the sender pushed through node work sharing.
+      const int from = neighbors_.of(header.sender);
       for (std::uint32_t k = 0; k < count; ++k) handle(from, at[1 + k]);
       // Zero before advancing `consumed`: a writer reuses the slot only after.
       std::memset(static_cast<void*>(at), 0, (1 + count) * sizeof(Message));
@@ -381,7 +381,7 @@ class HybridExchange final : public Exchange, public WorkShare {
   }
 
   int me_;
-  std::vector<int> index_of_rank_;
+  NeighborIndex neighbors_;
   std::uint64_t slots_ = 0;
   SymmetricBlock ring_;
   std::vector<std::byte*> ring_of_;  // per rank: its ring through shmem_ptr, or null

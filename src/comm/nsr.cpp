@@ -16,6 +16,7 @@
 
 #include "comm/chunk_fifo.hpp"
 #include "comm/exchange.hpp"
+#include "comm/neighbor_index.hpp"
 #include "core/wait.hpp"
 
 namespace gc {
@@ -32,9 +33,7 @@ class NsrExchange final : public Exchange {
     const double start = MPI_Wtime();
     comm_dup_ = comm.dup();
     const size_t k = neighborhood_.ranks.size();
-    index_of_rank_.assign(static_cast<size_t>(comm.size()), -1);
-    for (size_t i = 0; i < k; ++i)
-      index_of_rank_[static_cast<size_t>(neighborhood_.ranks[i])] = static_cast<int>(i);
+    neighbors_ = NeighborIndex(neighborhood_.ranks, comm.size());
     ring_.resize(kMaxInFlight);
     queued_.resize(k);
     sent_.assign(k, 0);
@@ -108,7 +107,7 @@ class NsrExchange final : public Exchange {
       MPI_Status status;
       MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_dup_.get(), &flag, &status);
       if (!flag) return;
-      const int index = index_of_rank_[static_cast<size_t>(status.MPI_SOURCE)];
+      const int index = neighbors_.of(status.MPI_SOURCE);
       if (index < 0)
         fail(fmt::format("internal: nsr message from non-neighbour rank {}", status.MPI_SOURCE));
       const size_t i = static_cast<size_t>(index);
@@ -178,7 +177,7 @@ class NsrExchange final : public Exchange {
   }
 
   Comm comm_dup_;  // a private context: our tags never meet anybody else's
-  std::vector<int> index_of_rank_;
+  NeighborIndex neighbors_;
   std::vector<std::uint64_t> sent_, received_, announced_, done_counts_;
   std::vector<MPI_Request> requests_;
   size_t head_ = 0;  // requests_[0, head_) have completed

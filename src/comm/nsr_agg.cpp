@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "comm/exchange.hpp"
+#include "comm/neighbor_index.hpp"
 
 namespace gc {
 
@@ -36,9 +37,7 @@ class NsrAggExchange final : public Exchange {
     const double start = MPI_Wtime();
     comm_dup_ = comm.dup();
     const size_t k = neighborhood_.ranks.size();
-    index_of_rank_.assign(static_cast<size_t>(comm.size()), -1);
-    for (size_t i = 0; i < k; ++i)
-      index_of_rank_[static_cast<size_t>(neighborhood_.ranks[i])] = static_cast<int>(i);
+    neighbors_ = NeighborIndex(neighborhood_.ranks, comm.size());
     open_.assign(k, kNone);
     size_at_evoke_.assign(k, 0);
     sent_.assign(k, 0);
@@ -224,7 +223,7 @@ class NsrAggExchange final : public Exchange {
 
   void deliver(int r, const MPI_Status& status,
                const std::function<void(int, const Message&)>& handle) {
-    const int index = index_of_rank_[static_cast<size_t>(status.MPI_SOURCE)];
+    const int index = neighbors_.of(status.MPI_SOURCE);
     if (index < 0)
       fail(fmt::format("internal: nsr-agg message from non-neighbour rank {}", status.MPI_SOURCE));
     const size_t i = static_cast<size_t>(index);
@@ -260,7 +259,7 @@ class NsrAggExchange final : public Exchange {
   }
 
   Comm comm_dup_;  // a private context: our tags never meet anybody else's
-  std::vector<int> index_of_rank_;
+  NeighborIndex neighbors_;
   std::vector<Packet> packets_;
   std::vector<size_t> free_, open_;    // free packets; the open packet per neighbour
   std::vector<size_t> size_at_evoke_;  // the open packet's size at the last evoke

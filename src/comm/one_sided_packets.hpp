@@ -76,6 +76,7 @@
 #include <zlib.h>
 
 #include "comm/exchange.hpp"
+#include "comm/neighbor_index.hpp"
 #include "comm/phase_barrier.hpp"
 #include "core/shmem.hpp"
 
@@ -232,9 +233,7 @@ class PacketExchange : public Exchange {
     barrier_ = PhaseBarrier(comm);
     topology_ = comm.dist_graph_adjacent(neighborhood_.ranks);
     const size_t k = neighborhood_.ranks.size();
-    index_of_rank_.assign(static_cast<size_t>(comm.size()), -1);
-    for (size_t i = 0; i < k; ++i)
-      index_of_rank_[static_cast<size_t>(neighborhood_.ranks[i])] = static_cast<int>(i);
+    neighbors_ = NeighborIndex(neighborhood_.ranks, comm.size());
     // What the neighbours may send me in one phase sizes my rings; they learn
     // the size to wrap their writes.
     std::vector<std::uint64_t> incoming(k);
@@ -345,7 +344,7 @@ class PacketExchange : public Exchange {
       }
       packets::Header header;
       std::memcpy(&header, buffer + at, sizeof header);
-      const int from = header.sender < index_of_rank_.size() ? index_of_rank_[header.sender] : -1;
+      const int from = neighbors_.of(header.sender);
       if (from < 0)
         fail(fmt::format("internal: {}: packet from non-neighbour rank {}", name(), header.sender));
       const std::uint64_t bytes = packets::kHeaderBytes + count * sizeof(Message);
@@ -472,7 +471,7 @@ class PacketExchange : public Exchange {
 
   packets::Seal seal_;
   Comm topology_;
-  std::vector<int> index_of_rank_;
+  NeighborIndex neighbors_;
   std::uint64_t remote_bytes_ = 0;
   std::uint64_t ring_bytes_ = 0;
   bool bounded_ring_ = false;  // smaller than a phase's need: senders may be kept back
