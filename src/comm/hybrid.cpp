@@ -103,7 +103,7 @@ class HybridExchange final : public Exchange, public WorkShare {
       : Exchange(comm, std::move(nb)), me_(comm.rank()) {
     const double start = MPI_Wtime();
     require_whole_job(comm.get(), "hybrid");
-    barrier_ = PhaseBarrier(comm);
+    phase_end_ = PhaseBarrier(comm);
     const size_t p = static_cast<size_t>(comm.size());
     neighbors_ = NeighborIndex(neighborhood_.ranks, comm.size());
     std::uint64_t volume = 0;
@@ -165,26 +165,8 @@ class HybridExchange final : public Exchange, public WorkShare {
   }
 
   bool done(bool locally_settled) override {
-    if (state_ == State::active) {
-      if (!locally_settled) return false;
-      send_open_packets();
-      state_ = State::flushing;
-    }
-    if (state_ == State::flushing) {
-      write_waiting();
-      if (!waiting_.empty()) return false;  // the kernel keeps processing meanwhile
-      if (remote_readers_) shmem_quiet();
-      barrier_.enter();
-      state_ = State::closing;
-    }
-    if (state_ == State::closing) {
-      if (!barrier_.completed()) return false;
-      state_ = State::draining;
-    }
-    // Every packet of this phase is written; any left must be processed first.
-    if (complete_count(slot_at(consumed_)) != 0) return false;
+    if (!phase_end_.done(locally_settled, *this)) return false;
     ++phase_;
-    state_ = State::active;
     return true;
   }
 
@@ -233,7 +215,6 @@ class HybridExchange final : public Exchange, public WorkShare {
   std::uint64_t items_taken() const override { return taken_; }
 
  private:
-  enum class State { active, flushing, closing, draining };
   struct Waiting {
     int rank;
     std::uint64_t slot;
@@ -287,7 +268,7 @@ class HybridExchange final : public Exchange, public WorkShare {
   }
 
   void enqueue(int rank, const Message& message) {
-    if (state_ != State::active) fail("internal: hybrid push after this rank settled");
+    if (!phase_end_.active()) fail("internal: hybrid push after this rank settled");
     const size_t r = static_cast<size_t>(rank);
     Message*& packet = open_[r];
     if (!packet) {
@@ -337,8 +318,10 @@ class HybridExchange final : public Exchange, public WorkShare {
     moved_ = true;
   }
 
-  // Writes every waiting packet whose slot is free.
-  void write_waiting() {
+  // The steps of the phase end (phase_barrier.hpp).
+  friend class gc::PhaseBarrier;  // not a class of this anonymous namespace
+  // Writes every waiting packet whose slot is free; true once none waits.
+  bool write_waiting() {
     for (auto it = waiting_.begin(); it != waiting_.end();) {
       if (room(it->rank, it->slot)) {
         write(*it);
@@ -350,7 +333,14 @@ class HybridExchange final : public Exchange, public WorkShare {
         ++it;
       }
     }
+    return waiting_.empty();
   }
+  // Only puts need completing, and they go only to ranks out of shmem_ptr's reach.
+  void complete_writes() {
+    if (remote_readers_) shmem_quiet();
+  }
+  // Every packet of this phase is written; any left must be processed first.
+  bool drained() const { return complete_count(slot_at(consumed_)) == 0; }
 
   bool room(int rank, std::uint64_t slot) {
     std::uint64_t& known = known_consumed_[static_cast<size_t>(rank)];
@@ -401,8 +391,7 @@ class HybridExchange final : public Exchange, public WorkShare {
   bool moved_ = false;
 
   std::uint64_t phase_ = 0;
-  State state_ = State::active;
-  PhaseBarrier barrier_;  // ends a phase (the paper's level synchronization)
+  PhaseBarrier phase_end_;  // the paper's level synchronization
   std::uint64_t consumed_ = 0;
 };
 

@@ -195,7 +195,7 @@ class PacketExchange final : public Exchange {
   PacketExchange(const Comm& comm, Neighborhood nb, packets::Seal seal, const char* name)
       : Exchange(comm, std::move(nb)), seal_(seal), name_(name) {
     const double start = MPI_Wtime();
-    barrier_ = PhaseBarrier(comm);
+    phase_end_ = PhaseBarrier(comm);
     topology_ = comm.dist_graph_adjacent(neighborhood_.ranks);
     const size_t k = neighborhood_.ranks.size();
     neighbors_ = NeighborIndex(neighborhood_.ranks, comm.size());
@@ -233,7 +233,7 @@ class PacketExchange final : public Exchange {
 
   void push(int index, const Message& message) override {
     const size_t i = static_cast<size_t>(index);
-    if (state_ != State::active)
+    if (!phase_end_.active())
       fail(fmt::format("internal: {} push after this rank settled", name()));
     if (sent_[i] >= neighborhood_.capacity[i])
       fail(fmt::format("internal: {} capacity {} to rank {} exceeded", name(),
@@ -254,9 +254,9 @@ class PacketExchange final : public Exchange {
   bool local_progress() const override { return true; }
 
   void evoke() override {
-    send_partial_packets();
-    write_kept_back();
-    if (issued_) complete_all();
+    send_open_packets();
+    write_waiting();
+    complete_writes();
     if (moved_) ++counters_.rounds;
     moved_ = false;
   }
@@ -264,7 +264,7 @@ class PacketExchange final : public Exchange {
   void process(const std::function<void(int, const Message&)>& handle) override {
     const std::uint64_t start = read_;
     consume(handle);
-    write_kept_back();
+    write_waiting();
     // An idle poll gives the core away when ranks outnumber cores: the rank
     // this one waits for may be waiting for the core (Open MPI's own progress
     // loop yields when oversubscribed; OpenSHMEM's calls never do).
@@ -272,32 +272,12 @@ class PacketExchange final : public Exchange {
   }
 
   bool done(bool locally_settled) override {
-    if (state_ == State::active) {
-      if (!locally_settled) return false;
-      send_partial_packets();
-      state_ = State::flushing;
-    }
-    if (state_ == State::flushing) {
-      write_kept_back();
-      if (!kept_back_.empty()) return false;
-      if (issued_) complete_all();
-      barrier_.enter();
-      state_ = State::closing;
-    }
-    if (state_ == State::closing) {
-      if (!barrier_.completed()) return false;
-      state_ = State::draining;
-    }
-    // Every write of this phase is complete: the counter is final and every
-    // packet below it is complete; the next process() takes what is left.
-    transport_->sync_incoming();
-    if (read_ < transport_->reserved_bytes(parity())) return false;
+    if (!phase_end_.done(locally_settled, *this)) return false;
     transport_->reset_counters(parity());
     read_ = 0;
     std::fill(sent_.begin(), sent_.end(), 0);
     std::fill(known_consumed_.begin(), known_consumed_.end(), 0);
     ++phase_;
-    state_ = State::active;
     return true;
   }
 
@@ -306,7 +286,6 @@ class PacketExchange final : public Exchange {
   }
 
  private:
-  enum class State { active, flushing, closing, draining };
   static constexpr size_t kSpareSlots = 32;
   using Slot = std::array<Message, packets::kPacketCells>;
 
@@ -345,7 +324,7 @@ class PacketExchange final : public Exchange {
       const std::uint64_t at = read_ % ring_bytes_;
       const std::uint32_t count = complete_count(buffer, at, reserved - read_, stamp);
       if (count == 0) {
-        if (state_ == State::draining)
+        if (phase_end_.draining())
           fail(
               fmt::format("internal: {}: incomplete packet at byte {} after every rank completed "
                           "its writes",
@@ -382,7 +361,7 @@ class PacketExchange final : public Exchange {
   bool kept_back_by_others_possible() const { return bounded_ring_; }
 
   Message* take_slot() {
-    if (free_.empty() && issued_) complete_all();
+    if (free_.empty()) complete_writes();
     if (free_.empty()) return new_slot();
     Message* slot = free_.back();
     free_.pop_back();
@@ -390,14 +369,25 @@ class PacketExchange final : public Exchange {
   }
   Message* new_slot() { return slots_.emplace_back().data(); }
 
-  void complete_all() {
+  // The steps of the phase end (phase_barrier.hpp).
+  friend class PhaseBarrier;
+  // Completes the writes issued so far and frees their slots.
+  void complete_writes() {
+    if (!issued_) return;
     transport_->complete_writes();
     free_.insert(free_.end(), in_flight_.begin(), in_flight_.end());
     in_flight_.clear();
     issued_ = false;
   }
 
-  void send_partial_packets() {
+  // Every write of this phase is complete: the counter is final and every
+  // packet below it is complete; the next process() takes what is left.
+  bool drained() {
+    transport_->sync_incoming();
+    return read_ >= transport_->reserved_bytes(parity());
+  }
+
+  void send_open_packets() {
     partial_.clear();
     for (size_t i = 0; i < open_.size(); ++i)
       if (open_count_[i] > 0) partial_.push_back(static_cast<int>(i));
@@ -497,8 +487,10 @@ class PacketExchange final : public Exchange {
     return destination_ring_[static_cast<size_t>(packet.index)];
   }
 
-  void write_kept_back() {
+  // Writes what was kept back and now has room; true once nothing is.
+  bool write_waiting() {
     if (!kept_back_.empty()) write_if_room(kept_back_, true);
+    return kept_back_.empty();
   }
 
   packets::Seal seal_;
@@ -523,8 +515,7 @@ class PacketExchange final : public Exchange {
   bool moved_ = false;           // packets sent since the last evoke()
 
   std::uint64_t phase_ = 0;
-  State state_ = State::active;
-  PhaseBarrier barrier_;
+  PhaseBarrier phase_end_;
   std::uint64_t read_ = 0;  // position in this parity's ring (reservation order)
   // Last, so destroyed first: releasing it completes any write still reading
   // from a slot.
