@@ -115,10 +115,21 @@ class Exchange {
 
   const CommCounters& counters() const { return counters_; }
   const Neighborhood& neighborhood() const { return neighborhood_; }
+  // The model's setup: its construction (topologies, windows, the
+  // collectives that size them), as made by make_timed().
   double setup_seconds() const { return setup_seconds_; }
   // Time spent in MPI calls made inside push() so far (nsr sends eagerly;
   // the round-based models only buffer), for honest compute/comm splits.
   double push_mpi_seconds() const { return push_mpi_seconds_; }
+
+  // Constructs a `Model` and times it: what every make_NAME_exchange does.
+  template <class Model, class... Args>
+  static std::unique_ptr<Exchange> make_timed(Args&&... args) {
+    const double start = MPI_Wtime();
+    std::unique_ptr<Exchange> model = std::make_unique<Model>(std::forward<Args>(args)...);
+    model->setup_seconds_ = MPI_Wtime() - start;
+    return model;
+  }
 
  protected:
   Exchange(const Comm& comm, Neighborhood nb);

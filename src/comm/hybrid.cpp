@@ -101,7 +101,6 @@ class HybridExchange final : public Exchange, public WorkShare {
  public:
   HybridExchange(const Comm& comm, Neighborhood nb, HybridOptions options)
       : Exchange(comm, std::move(nb)), me_(comm.rank()) {
-    const double start = MPI_Wtime();
     require_whole_job(comm.get(), "hybrid");
     phase_end_ = PhaseBarrier(comm);
     const size_t p = static_cast<size_t>(comm.size());
@@ -129,7 +128,6 @@ class HybridExchange final : public Exchange, public WorkShare {
     open_count_.assign(p, 0);
     known_consumed_.assign(p, 0);
     oversubscribed_ = node_oversubscribed(comm);
-    setup_seconds_ = MPI_Wtime() - start;
   }
 
   const char* name() const override { return "hybrid"; }
@@ -399,7 +397,7 @@ class HybridExchange final : public Exchange, public WorkShare {
 
 std::unique_ptr<Exchange> make_hybrid_exchange(const Comm& comm, Neighborhood nb,
                                                HybridOptions options) {
-  return std::make_unique<HybridExchange>(comm, std::move(nb), options);
+  return Exchange::make_timed<HybridExchange>(comm, std::move(nb), options);
 }
 
 }  // namespace gc

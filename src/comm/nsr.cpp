@@ -24,13 +24,11 @@ namespace {
 class NsrExchange final : public Exchange {
  public:
   NsrExchange(const Comm& comm, Neighborhood nb) : Exchange(comm, std::move(nb)) {
-    const double start = MPI_Wtime();
     ledger_ = PhaseLedger(comm, neighborhood_.ranks);
     const size_t k = neighborhood_.ranks.size();
     ring_.resize(kMaxInFlight);
     queued_.resize(k);
     done_counts_.assign(k, 0);
-    setup_seconds_ = MPI_Wtime() - start;
   }
 
   const char* name() const override { return "nsr"; }
@@ -170,7 +168,7 @@ class NsrExchange final : public Exchange {
 }  // namespace
 
 std::unique_ptr<Exchange> make_nsr_exchange(const Comm& comm, Neighborhood nb) {
-  return std::make_unique<NsrExchange>(comm, std::move(nb));
+  return Exchange::make_timed<NsrExchange>(comm, std::move(nb));
 }
 
 }  // namespace gc

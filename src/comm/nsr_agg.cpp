@@ -30,7 +30,6 @@ constexpr size_t kMaxInFlight = 4;
 class NsrAggExchange final : public Exchange {
  public:
   NsrAggExchange(const Comm& comm, Neighborhood nb) : Exchange(comm, std::move(nb)) {
-    const double start = MPI_Wtime();
     ledger_ = PhaseLedger(comm, neighborhood_.ranks);
     const size_t k = neighborhood_.ranks.size();
     open_.assign(k, kNone);
@@ -40,7 +39,6 @@ class NsrAggExchange final : public Exchange {
     receive_requests_.assign(kPostedReceives, MPI_REQUEST_NULL);
     if (k > 0)
       for (int r = 0; r < kPostedReceives; ++r) post_receive(r);
-    setup_seconds_ = MPI_Wtime() - start;
   }
 
   ~NsrAggExchange() override {
@@ -242,7 +240,7 @@ class NsrAggExchange final : public Exchange {
 }  // namespace
 
 std::unique_ptr<Exchange> make_nsr_agg_exchange(const Comm& comm, Neighborhood nb) {
-  return std::make_unique<NsrAggExchange>(comm, std::move(nb));
+  return Exchange::make_timed<NsrAggExchange>(comm, std::move(nb));
 }
 
 }  // namespace gc

@@ -194,7 +194,6 @@ class PacketExchange final : public Exchange {
   // `name`: the model's, e.g. "rma-fence".
   PacketExchange(const Comm& comm, Neighborhood nb, packets::Seal seal, const char* name)
       : Exchange(comm, std::move(nb)), seal_(seal), name_(name) {
-    const double start = MPI_Wtime();
     phase_end_ = PhaseBarrier(comm);
     topology_ = comm.dist_graph_adjacent(neighborhood_.ranks);
     const size_t k = neighborhood_.ranks.size();
@@ -226,7 +225,6 @@ class PacketExchange final : public Exchange {
     sent_.assign(k, 0);
     oversubscribed_ = node_oversubscribed(comm);
     transport_.emplace(comm, neighborhood_.ranks, ring_bytes_, destination_ring_, name_);
-    setup_seconds_ = MPI_Wtime() - start;
   }
 
   const char* name() const override { return name_; }
@@ -526,7 +524,7 @@ class PacketExchange final : public Exchange {
 template <PacketTransport Transport>
 std::unique_ptr<Exchange> make_packet_exchange(const Comm& comm, Neighborhood nb,
                                                packets::Seal seal, const char* name) {
-  return std::make_unique<PacketExchange<Transport>>(comm, std::move(nb), seal, name);
+  return Exchange::make_timed<PacketExchange<Transport>>(comm, std::move(nb), seal, name);
 }
 
 }  // namespace gc
