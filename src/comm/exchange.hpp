@@ -65,6 +65,10 @@ struct Neighborhood {
 
 class WorkShare;  // comm/work_share.hpp
 
+// The from_index process() gives a message from a rank outside the
+// neighbourhood: only node work sharing sends one (WorkShare::push_to_rank).
+inline constexpr int kFromOutsideNeighborhood = -1;
+
 class Exchange {
  public:
   virtual ~Exchange() = default;
@@ -77,8 +81,8 @@ class Exchange {
   // Hand every message received so far to `handle`, with the sender's index;
   // the messages of one sender in the order it pushed them (kernels rely on
   // it, as MPI programs rely on non-overtaking). `handle` may push new
-  // messages. from_index is -1 only for a message a peer pushed through
-  // WorkShare::push_to_rank from outside the neighbourhood.
+  // messages. from_index is kFromOutsideNeighborhood only for a message a
+  // node peer pushed through WorkShare::push_to_rank.
   virtual void process(const std::function<void(int from_index, const Message&)>& handle) = 0;
   // True once no rank will send anything more in this phase, which then
   // ends. `locally_settled` says this rank's kernel will push nothing more in
@@ -103,16 +107,27 @@ class Exchange {
   // Memory this model holds for communication buffers (windows, symmetric
   // heap, staging and send slots), in bytes, on this rank.
   virtual std::uint64_t buffer_bytes() const { return 0; }
-  // Intra-node work sharing (comm/work_share.hpp), or nullptr: only the
-  // hybrid model has it, and only kernels that ask for it use it.
-  virtual WorkShare* work_share() { return nullptr; }
+  // The ranks of this node sharing work (comm/work_share.hpp), or nullptr:
+  // only the hybrid model has it, and only kernels that ask for it use it.
+  virtual WorkShare* node_work_share() { return nullptr; }
 
   const CommCounters& counters() const { return counters_; }
   const Neighborhood& neighborhood() const { return neighborhood_; }
+  // The model's setup: its construction (topologies, windows, the
+  // collectives that size them), as made by make_timed().
   double setup_seconds() const { return setup_seconds_; }
   // Time spent in MPI calls made inside push() so far (nsr sends eagerly;
   // the round-based models only buffer), for honest compute/comm splits.
   double push_mpi_seconds() const { return push_mpi_seconds_; }
+
+  // Constructs a `Model` and times it: what every make_NAME_exchange does.
+  template <class Model, class... Args>
+  static std::unique_ptr<Exchange> make_timed(Args&&... args) {
+    const double start = MPI_Wtime();
+    std::unique_ptr<Exchange> model = std::make_unique<Model>(std::forward<Args>(args)...);
+    model->setup_seconds_ = MPI_Wtime() - start;
+    return model;
+  }
 
  protected:
   Exchange(const Comm& comm, Neighborhood nb);

@@ -50,6 +50,7 @@
 #include <fmt/format.h>
 
 #include "comm/models.hpp"
+#include "comm/neighbor_index.hpp"
 #include "comm/phase_barrier.hpp"
 #include "comm/work_share.hpp"
 #include "core/shmem.hpp"
@@ -100,13 +101,10 @@ class HybridExchange final : public Exchange, public WorkShare {
  public:
   HybridExchange(const Comm& comm, Neighborhood nb, HybridOptions options)
       : Exchange(comm, std::move(nb)), me_(comm.rank()) {
-    const double start = MPI_Wtime();
     require_whole_job(comm.get(), "hybrid");
-    barrier_ = PhaseBarrier(comm);
+    phase_end_ = PhaseBarrier(comm);
     const size_t p = static_cast<size_t>(comm.size());
-    index_of_rank_.assign(p, -1);
-    for (size_t i = 0; i < neighborhood_.ranks.size(); ++i)
-      index_of_rank_[static_cast<size_t>(neighborhood_.ranks[i])] = static_cast<int>(i);
+    neighbors_ = NeighborIndex(neighborhood_.ranks, comm.size());
     std::uint64_t volume = 0;
     for (std::uint64_t c : neighborhood_.capacity) volume += c;
     slots_ = options.ring_slots;
@@ -130,12 +128,11 @@ class HybridExchange final : public Exchange, public WorkShare {
     open_count_.assign(p, 0);
     known_consumed_.assign(p, 0);
     oversubscribed_ = node_oversubscribed(comm);
-    setup_seconds_ = MPI_Wtime() - start;
   }
 
   const char* name() const override { return "hybrid"; }
   bool local_progress() const override { return true; }
-  WorkShare* work_share() override { return this; }
+  WorkShare* node_work_share() override { return this; }
 
   std::uint64_t buffer_bytes() const override {
     std::uint64_t tables = 0;
@@ -166,26 +163,8 @@ class HybridExchange final : public Exchange, public WorkShare {
   }
 
   bool done(bool locally_settled) override {
-    if (state_ == State::active) {
-      if (!locally_settled) return false;
-      send_open_packets();
-      state_ = State::flushing;
-    }
-    if (state_ == State::flushing) {
-      write_waiting();
-      if (!waiting_.empty()) return false;  // the kernel keeps processing meanwhile
-      if (remote_readers_) shmem_quiet();
-      barrier_.enter();
-      state_ = State::closing;
-    }
-    if (state_ == State::closing) {
-      if (!barrier_.completed()) return false;
-      state_ = State::draining;
-    }
-    // Every packet of this phase is written; any left must be processed first.
-    if (complete_count(slot_at(consumed_)) != 0) return false;
+    if (!phase_end_.done(locally_settled, *this)) return false;
     ++phase_;
-    state_ = State::active;
     return true;
   }
 
@@ -234,7 +213,6 @@ class HybridExchange final : public Exchange, public WorkShare {
   std::uint64_t items_taken() const override { return taken_; }
 
  private:
-  enum class State { active, flushing, closing, draining };
   struct Waiting {
     int rank;
     std::uint64_t slot;
@@ -268,9 +246,10 @@ class HybridExchange final : public Exchange, public WorkShare {
       if (count == 0) break;
       Header header;
       std::memcpy(&header, at, sizeof header);
-      if (header.count != count || header.sender >= index_of_rank_.size())
+      if (header.count != count || header.sender >= neighbors_.size())
         fail(fmt::format("internal: hybrid: corrupt packet in slot {} of rank {}", consumed_, me_));
-      const int from = index_of_rank_[header.sender];
+      // kFromOutsideNeighborhood: the sender pushed through node work sharing.
+      const int from = neighbors_.of(header.sender);
       for (std::uint32_t k = 0; k < count; ++k) handle(from, at[1 + k]);
       // Zero before advancing `consumed`: a writer reuses the slot only after.
       std::memset(static_cast<void*>(at), 0, (1 + count) * sizeof(Message));
@@ -287,7 +266,7 @@ class HybridExchange final : public Exchange, public WorkShare {
   }
 
   void enqueue(int rank, const Message& message) {
-    if (state_ != State::active) fail("internal: hybrid push after this rank settled");
+    if (!phase_end_.active()) fail("internal: hybrid push after this rank settled");
     const size_t r = static_cast<size_t>(rank);
     Message*& packet = open_[r];
     if (!packet) {
@@ -337,8 +316,10 @@ class HybridExchange final : public Exchange, public WorkShare {
     moved_ = true;
   }
 
-  // Writes every waiting packet whose slot is free.
-  void write_waiting() {
+  // The steps of the phase end (phase_barrier.hpp).
+  friend class gc::PhaseBarrier;  // not a class of this anonymous namespace
+  // Writes every waiting packet whose slot is free; true once none waits.
+  bool write_waiting() {
     for (auto it = waiting_.begin(); it != waiting_.end();) {
       if (room(it->rank, it->slot)) {
         write(*it);
@@ -350,7 +331,14 @@ class HybridExchange final : public Exchange, public WorkShare {
         ++it;
       }
     }
+    return waiting_.empty();
   }
+  // Only puts need completing, and they go only to ranks out of shmem_ptr's reach.
+  void complete_writes() {
+    if (remote_readers_) shmem_quiet();
+  }
+  // Every packet of this phase is written; any left must be processed first.
+  bool drained() const { return complete_count(slot_at(consumed_)) == 0; }
 
   bool room(int rank, std::uint64_t slot) {
     std::uint64_t& known = known_consumed_[static_cast<size_t>(rank)];
@@ -381,7 +369,7 @@ class HybridExchange final : public Exchange, public WorkShare {
   }
 
   int me_;
-  std::vector<int> index_of_rank_;
+  NeighborIndex neighbors_;
   std::uint64_t slots_ = 0;
   SymmetricBlock ring_;
   std::vector<std::byte*> ring_of_;  // per rank: its ring through shmem_ptr, or null
@@ -401,8 +389,7 @@ class HybridExchange final : public Exchange, public WorkShare {
   bool moved_ = false;
 
   std::uint64_t phase_ = 0;
-  State state_ = State::active;
-  PhaseBarrier barrier_;  // ends a phase (the paper's level synchronization)
+  PhaseBarrier phase_end_;  // the paper's level synchronization
   std::uint64_t consumed_ = 0;
 };
 
@@ -410,7 +397,7 @@ class HybridExchange final : public Exchange, public WorkShare {
 
 std::unique_ptr<Exchange> make_hybrid_exchange(const Comm& comm, Neighborhood nb,
                                                HybridOptions options) {
-  return std::make_unique<HybridExchange>(comm, std::move(nb), options);
+  return Exchange::make_timed<HybridExchange>(comm, std::move(nb), options);
 }
 
 }  // namespace gc

@@ -19,7 +19,6 @@ class NclExchange final : public RoundExchange {
  public:
   NclExchange(const Comm& comm, Neighborhood nb, bool combined)
       : RoundExchange(comm, std::move(nb)) {
-    const double start = MPI_Wtime();
     topology_ = comm.dist_graph_adjacent(neighborhood_.ranks);
     if (combined) combined_.emplace(topology_.get(), nbr::PlanOptions{});
     const size_t k = neighborhood_.ranks.size();
@@ -27,7 +26,6 @@ class NclExchange final : public RoundExchange {
     send_displs_.resize(k);
     recv_counts_.resize(k);
     recv_displs_.resize(k + 1);
-    setup_seconds_ = MPI_Wtime() - start;
   }
   const char* name() const override { return combined_ ? "ncl-combined" : "ncl"; }
   // The round's queues and the collective's send and receive arrays, at their
@@ -83,11 +81,11 @@ class NclExchange final : public RoundExchange {
 }  // namespace
 
 std::unique_ptr<Exchange> make_ncl_exchange(const Comm& comm, Neighborhood nb) {
-  return std::make_unique<NclExchange>(comm, std::move(nb), false);
+  return Exchange::make_timed<NclExchange>(comm, std::move(nb), false);
 }
 
 std::unique_ptr<Exchange> make_ncl_combined_exchange(const Comm& comm, Neighborhood nb) {
-  return std::make_unique<NclExchange>(comm, std::move(nb), true);
+  return Exchange::make_timed<NclExchange>(comm, std::move(nb), true);
 }
 
 }  // namespace gc

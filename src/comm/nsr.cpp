@@ -6,43 +6,29 @@
 // arrived. At most kMaxInFlight Isends are outstanding, each from its slot of
 // a ring of as many messages (a slot is reused only once its send completed);
 // messages pushed beyond that wait, by value, in per-neighbour queues
-// (chunked: memory follows the backlog), issued round-robin. Phases alternate
-// between two pairs of tags: a neighbour that already finished phase k may
-// send for phase k+1 (never k+2: that needs my DONE for k+1), and what it
-// sends is kept aside until this rank finishes phase k.
+// (chunked: memory follows the backlog), issued round-robin. The counts, the
+// tags of each phase and what arrives early: phase_ledger.hpp.
 #include <algorithm>
 
 #include <fmt/format.h>
 
 #include "comm/chunk_fifo.hpp"
 #include "comm/exchange.hpp"
+#include "comm/phase_ledger.hpp"
 #include "core/wait.hpp"
 
 namespace gc {
 
 namespace {
 
-// Tags by phase parity.
-constexpr int kTagData[2] = {1, 3};
-constexpr int kTagDone[2] = {2, 4};
-
 class NsrExchange final : public Exchange {
  public:
   NsrExchange(const Comm& comm, Neighborhood nb) : Exchange(comm, std::move(nb)) {
-    const double start = MPI_Wtime();
-    comm_dup_ = comm.dup();
+    ledger_ = PhaseLedger(comm, neighborhood_.ranks);
     const size_t k = neighborhood_.ranks.size();
-    index_of_rank_.assign(static_cast<size_t>(comm.size()), -1);
-    for (size_t i = 0; i < k; ++i)
-      index_of_rank_[static_cast<size_t>(neighborhood_.ranks[i])] = static_cast<int>(i);
     ring_.resize(kMaxInFlight);
     queued_.resize(k);
-    sent_.assign(k, 0);
-    received_.assign(k, 0);
-    announced_.assign(k, kUnknown);
-    early_announced_.assign(k, kUnknown);
     done_counts_.assign(k, 0);
-    setup_seconds_ = MPI_Wtime() - start;
   }
 
   const char* name() const override { return "nsr"; }
@@ -57,11 +43,11 @@ class NsrExchange final : public Exchange {
 
   void push(int index, const Message& message) override {
     const size_t i = static_cast<size_t>(index);
-    if (done_sent_) fail("internal: nsr push after this rank announced DONE");
-    if (sent_[i] >= neighborhood_.capacity[i])
+    if (ledger_.done_sent()) fail("internal: nsr push after this rank announced DONE");
+    if (ledger_.sent(i) >= neighborhood_.capacity[i])
       fail(fmt::format("internal: nsr capacity {} to rank {} exceeded", neighborhood_.capacity[i],
                        neighborhood_.ranks[i]));
-    ++sent_[i];
+    ledger_.count_sent(i);
     queued_[i].push_back(message);
     ++queued_total_;
     count(index, 1);
@@ -97,89 +83,56 @@ class NsrExchange final : public Exchange {
 
   void process(const std::function<void(int, const Message&)>& handle) override {
     // What arrived early, during the previous phase, comes first.
-    for (size_t e = 0; e < carried_.size(); ++e) {
-      ++received_[static_cast<size_t>(carried_[e].index)];
-      handle(carried_[e].index, carried_[e].message);
-    }
-    carried_.clear();
-    const int next = parity_ ^ 1;
+    ledger_.replay_early(handle);
     while (true) {
       int flag = 0;
       MPI_Status status;
-      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_dup_.get(), &flag, &status);
+      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, ledger_.comm(), &flag, &status);
       if (!flag) return;
-      const int index = index_of_rank_[static_cast<size_t>(status.MPI_SOURCE)];
-      if (index < 0)
-        fail(fmt::format("internal: nsr message from non-neighbour rank {}", status.MPI_SOURCE));
+      const int index = ledger_.sender_index(status, "nsr");
       const size_t i = static_cast<size_t>(index);
       const int tag = status.MPI_TAG;
-      if (tag == kTagData[parity_] || tag == kTagData[next]) {
+      if (PhaseLedger::is_data(tag)) {
         Message message;
-        MPI_Recv(&message, 1, record_type<Message>(), status.MPI_SOURCE, tag, comm_dup_.get(),
+        MPI_Recv(&message, 1, record_type<Message>(), status.MPI_SOURCE, tag, ledger_.comm(),
                  MPI_STATUS_IGNORE);
-        if (tag == kTagData[parity_]) {
-          ++received_[i];
+        if (ledger_.is_current(tag)) {
+          ledger_.count_received(i, 1);
           handle(index, message);
         } else {
-          early_.push_back({index, message});
+          ledger_.keep_for_next_phase(index, message);
         }
       } else {
         std::uint64_t announced = 0;
-        MPI_Recv(&announced, 1, MPI_UINT64_T, status.MPI_SOURCE, tag, comm_dup_.get(),
+        MPI_Recv(&announced, 1, MPI_UINT64_T, status.MPI_SOURCE, tag, ledger_.comm(),
                  MPI_STATUS_IGNORE);
-        (tag == kTagDone[parity_] ? announced_ : early_announced_)[i] = announced;
+        ledger_.record_done(i, tag, announced);
       }
     }
   }
 
   bool done(bool locally_settled) override {
-    const size_t k = neighborhood_.ranks.size();
-    if (locally_settled && !done_sent_) {
-      for (size_t i = 0; i < k; ++i) {
-        done_counts_[i] = sent_[i];
+    if (locally_settled && !ledger_.done_sent())
+      ledger_.announce([&](size_t i, std::uint64_t sent) {
+        done_counts_[i] = sent;
         MPI_Request request;
-        MPI_Isend(&done_counts_[i], 1, MPI_UINT64_T, neighborhood_.ranks[i], kTagDone[parity_],
-                  comm_dup_.get(), &request);
+        MPI_Isend(&done_counts_[i], 1, MPI_UINT64_T, neighborhood_.ranks[i], ledger_.done_tag(),
+                  ledger_.comm(), &request);
         requests_.push_back(request);
-      }
-      done_sent_ = true;
-    }
-    if (!done_sent_ || queued_total_ > 0) return false;
-    for (size_t i = 0; i < k; ++i)
-      if (announced_[i] == kUnknown || received_[i] != announced_[i]) return false;
+      });
+    if (!ledger_.done_sent() || queued_total_ > 0 || !ledger_.all_arrived()) return false;
     // Everything addressed to me arrived; wait for my own sends to complete
     // (their receivers are draining them).
     wait_all(static_cast<int>(requests_.size() - head_), requests_.data() + head_);
     requests_.clear();
     head_ = 0;
-    next_phase();
+    ledger_.next_phase();
     return true;
   }
 
  private:
-  static constexpr std::uint64_t kUnknown = ~0ULL;
-  struct Early {
-    int index;
-    Message message;
-  };
-  int parity_ = 0;              // of the current phase: picks the tags
-  std::vector<Early> early_;    // data of the next phase, arrived during this one
-  std::vector<Early> carried_;  // data of this phase that arrived during the last one
-  std::vector<std::uint64_t> early_announced_;
-
-  void next_phase() {
-    parity_ ^= 1;
-    std::fill(sent_.begin(), sent_.end(), 0);
-    std::fill(received_.begin(), received_.end(), 0);
-    announced_.swap(early_announced_);
-    std::fill(early_announced_.begin(), early_announced_.end(), kUnknown);
-    done_sent_ = false;
-    carried_.swap(early_);
-  }
-
-  Comm comm_dup_;  // a private context: our tags never meet anybody else's
-  std::vector<int> index_of_rank_;
-  std::vector<std::uint64_t> sent_, received_, announced_, done_counts_;
+  PhaseLedger ledger_;
+  std::vector<std::uint64_t> done_counts_;  // what the DONE sends send
   std::vector<MPI_Request> requests_;
   size_t head_ = 0;  // requests_[0, head_) have completed
 
@@ -205,18 +158,17 @@ class NsrExchange final : public Exchange {
         queued_[i].pop_front();
         --queued_total_;
         MPI_Request request;
-        MPI_Isend(&slot, 1, record_type<Message>(), neighborhood_.ranks[i], kTagData[parity_],
-                  comm_dup_.get(), &request);
+        MPI_Isend(&slot, 1, record_type<Message>(), neighborhood_.ranks[i], ledger_.data_tag(),
+                  ledger_.comm(), &request);
         requests_.push_back(request);
       }
   }
-  bool done_sent_ = false;
 };
 
 }  // namespace
 
 std::unique_ptr<Exchange> make_nsr_exchange(const Comm& comm, Neighborhood nb) {
-  return std::make_unique<NsrExchange>(comm, std::move(nb));
+  return Exchange::make_timed<NsrExchange>(comm, std::move(nb));
 }
 
 }  // namespace gc

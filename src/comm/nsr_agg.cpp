@@ -4,22 +4,19 @@
 // kPacket messages, sent (MPI_Issend, at most kMaxInFlight at a time) when
 // full or when it stopped growing; receives are kept posted (MPI_Irecv from
 // any source) and polled in the order they were posted. Termination per phase
-// as in nsr: a settled rank flushes its buffers and tells every neighbour how
-// many messages it sent (DONE); phases alternate between two pairs of tags,
-// and packets of the next phase that arrive early are kept for it.
+// as in nsr (phase_ledger.hpp): a settled rank flushes its buffers and tells
+// every neighbour how many messages it sent (DONE); packets of the next phase
+// that arrive early are kept for it.
 #include <algorithm>
 #include <deque>
 
-#include <fmt/format.h>
-
 #include "comm/exchange.hpp"
+#include "comm/phase_ledger.hpp"
 
 namespace gc {
 
 namespace {
 
-constexpr int kTagData[2] = {1, 3};
-constexpr int kTagDone[2] = {2, 4};
 constexpr size_t kPacket = 256;     // messages per packet (4 KiB)
 constexpr int kPostedReceives = 8;  // receives kept posted
 // Flow control: data packets go out by MPI_Issend, at most this many in
@@ -33,24 +30,15 @@ constexpr size_t kMaxInFlight = 4;
 class NsrAggExchange final : public Exchange {
  public:
   NsrAggExchange(const Comm& comm, Neighborhood nb) : Exchange(comm, std::move(nb)) {
-    const double start = MPI_Wtime();
-    comm_dup_ = comm.dup();
+    ledger_ = PhaseLedger(comm, neighborhood_.ranks);
     const size_t k = neighborhood_.ranks.size();
-    index_of_rank_.assign(static_cast<size_t>(comm.size()), -1);
-    for (size_t i = 0; i < k; ++i)
-      index_of_rank_[static_cast<size_t>(neighborhood_.ranks[i])] = static_cast<int>(i);
     open_.assign(k, kNone);
     size_at_evoke_.assign(k, 0);
-    sent_.assign(k, 0);
-    received_.assign(k, 0);
-    announced_.assign(k, kUnknown);
-    early_announced_.assign(k, kUnknown);
     done_counts_.assign(k, Message{0, 0});
     receive_buffers_.resize(kPostedReceives * kPacket);
     receive_requests_.assign(kPostedReceives, MPI_REQUEST_NULL);
     if (k > 0)
       for (int r = 0; r < kPostedReceives; ++r) post_receive(r);
-    setup_seconds_ = MPI_Wtime() - start;
   }
 
   ~NsrAggExchange() override {
@@ -73,11 +61,11 @@ class NsrAggExchange final : public Exchange {
 
   void push(int index, const Message& message) override {
     const size_t i = static_cast<size_t>(index);
-    if (done_sent_) fail("internal: nsr-agg push after this rank announced DONE");
+    if (ledger_.done_sent()) fail("internal: nsr-agg push after this rank announced DONE");
     if (open_[i] == kNone) open_[i] = take_packet();
     Packet& p = packets_[open_[i]];
     p.data[p.size++] = message;
-    ++sent_[i];
+    ledger_.count_sent(i);
     count(index, 1);
     if (p.size == kPacket) {
       const double start = MPI_Wtime();
@@ -102,11 +90,7 @@ class NsrAggExchange final : public Exchange {
   }
 
   void process(const std::function<void(int, const Message&)>& handle) override {
-    for (const Early& e : carried_) {
-      ++received_[static_cast<size_t>(e.index)];
-      handle(e.index, e.message);
-    }
-    carried_.clear();
+    ledger_.replay_early(handle);
     if (neighborhood_.ranks.empty()) return;
     // Receives are matched in the order they were posted, so handling them
     // from the oldest posted keeps every sender's messages in push order
@@ -123,26 +107,22 @@ class NsrAggExchange final : public Exchange {
   }
 
   bool done(bool locally_settled) override {
-    const size_t k = neighborhood_.ranks.size();
-    if (locally_settled && !done_sent_) {
-      for (size_t i = 0; i < k; ++i)
+    if (locally_settled && !ledger_.done_sent()) {
+      for (size_t i = 0; i < open_.size(); ++i)
         if (open_[i] != kNone) send_packet(i);
-      for (size_t i = 0; i < k; ++i) {
+      ledger_.announce([&](size_t i, std::uint64_t sent) {
         // A DONE is one Message (the count first) so that every receive
         // matches the posted Message-typed buffers.
-        done_counts_[i] = Message{sent_[i], 0};
+        done_counts_[i] = Message{sent, 0};
         MPI_Request request;
         MPI_Isend(&done_counts_[i], 1, record_type<Message>(), neighborhood_.ranks[i],
-                  kTagDone[parity_], comm_dup_.get(), &request);
+                  ledger_.done_tag(), ledger_.comm(), &request);
         in_flight_.push_back({request, kNone});
-      }
-      done_sent_ = true;
+      });
     }
-    if (!done_sent_) return false;
+    if (!ledger_.done_sent()) return false;
     issue();
-    if (!waiting_.empty()) return false;
-    for (size_t i = 0; i < k; ++i)
-      if (announced_[i] == kUnknown || received_[i] != announced_[i]) return false;
+    if (!waiting_.empty() || !ledger_.all_arrived()) return false;
     // Everything addressed to me arrived; my own sends are being drained.
     for (InFlight& f : in_flight_) {
       MPI_Wait(&f.request, MPI_STATUS_IGNORE);
@@ -150,12 +130,11 @@ class NsrAggExchange final : public Exchange {
     }
     in_flight_.clear();
     data_in_flight_ = 0;
-    next_phase();
+    ledger_.next_phase();
     return true;
   }
 
  private:
-  static constexpr std::uint64_t kUnknown = ~0ULL;
   static constexpr size_t kNone = ~size_t{0};
   struct Packet {
     std::vector<Message> data = std::vector<Message>(kPacket);
@@ -164,10 +143,6 @@ class NsrAggExchange final : public Exchange {
   struct InFlight {
     MPI_Request request;
     size_t packet;  // kNone for a DONE count
-  };
-  struct Early {
-    int index;
-    Message message;
   };
 
   size_t take_packet() {
@@ -209,7 +184,7 @@ class NsrAggExchange final : public Exchange {
       waiting_.pop_front();
       MPI_Request request;
       MPI_Issend(packets_[p].data.data(), checked_count(packets_[p].size, "nsr-agg packet"),
-                 record_type<Message>(), neighborhood_.ranks[i], kTagData[parity_], comm_dup_.get(),
+                 record_type<Message>(), neighborhood_.ranks[i], ledger_.data_tag(), ledger_.comm(),
                  &request);
       in_flight_.push_back({request, p});
       ++data_in_flight_;
@@ -218,21 +193,18 @@ class NsrAggExchange final : public Exchange {
 
   void post_receive(int r) {
     MPI_Irecv(receive_buffers_.data() + static_cast<size_t>(r) * kPacket, static_cast<int>(kPacket),
-              record_type<Message>(), MPI_ANY_SOURCE, MPI_ANY_TAG, comm_dup_.get(),
+              record_type<Message>(), MPI_ANY_SOURCE, MPI_ANY_TAG, ledger_.comm(),
               &receive_requests_[static_cast<size_t>(r)]);
   }
 
   void deliver(int r, const MPI_Status& status,
                const std::function<void(int, const Message&)>& handle) {
-    const int index = index_of_rank_[static_cast<size_t>(status.MPI_SOURCE)];
-    if (index < 0)
-      fail(fmt::format("internal: nsr-agg message from non-neighbour rank {}", status.MPI_SOURCE));
+    const int index = ledger_.sender_index(status, "nsr-agg");
     const size_t i = static_cast<size_t>(index);
     const Message* data = receive_buffers_.data() + static_cast<size_t>(r) * kPacket;
     const int tag = status.MPI_TAG;
-    if (tag == kTagDone[0] || tag == kTagDone[1]) {
-      const std::uint64_t announced = data->first;
-      (tag == kTagDone[parity_] ? announced_ : early_announced_)[i] = announced;
+    if (!PhaseLedger::is_data(tag)) {
+      ledger_.record_done(i, tag, data->first);
       post_receive(r);
       return;
     }
@@ -241,26 +213,15 @@ class NsrAggExchange final : public Exchange {
     // Copy out before reposting: the handler may push, and pushes may progress MPI.
     incoming_.assign(data, data + count);
     post_receive(r);
-    if (tag == kTagData[parity_]) {
-      received_[i] += static_cast<std::uint64_t>(count);
+    if (ledger_.is_current(tag)) {
+      ledger_.count_received(i, static_cast<std::uint64_t>(count));
       for (const Message& m : incoming_) handle(index, m);
     } else {
-      for (const Message& m : incoming_) early_.push_back({index, m});
+      for (const Message& m : incoming_) ledger_.keep_for_next_phase(index, m);
     }
   }
 
-  void next_phase() {
-    parity_ ^= 1;
-    std::fill(sent_.begin(), sent_.end(), 0);
-    std::fill(received_.begin(), received_.end(), 0);
-    announced_.swap(early_announced_);
-    std::fill(early_announced_.begin(), early_announced_.end(), kUnknown);
-    done_sent_ = false;
-    carried_.swap(early_);
-  }
-
-  Comm comm_dup_;  // a private context: our tags never meet anybody else's
-  std::vector<int> index_of_rank_;
+  PhaseLedger ledger_;
   std::vector<Packet> packets_;
   std::vector<size_t> free_, open_;    // free packets; the open packet per neighbour
   std::vector<size_t> size_at_evoke_;  // the open packet's size at the last evoke
@@ -272,18 +233,14 @@ class NsrAggExchange final : public Exchange {
   size_t data_in_flight_ = 0;
   std::vector<Message> receive_buffers_, incoming_;
   std::vector<MPI_Request> receive_requests_;
-  int oldest_ = 0;  // the posted receive that matches the next message
-  std::vector<std::uint64_t> sent_, received_, announced_, early_announced_;
-  std::vector<Message> done_counts_;
-  std::vector<Early> early_, carried_;
-  int parity_ = 0;
-  bool done_sent_ = false;
+  int oldest_ = 0;                    // the posted receive that matches the next message
+  std::vector<Message> done_counts_;  // what the DONE sends send
 };
 
 }  // namespace
 
 std::unique_ptr<Exchange> make_nsr_agg_exchange(const Comm& comm, Neighborhood nb) {
-  return std::make_unique<NsrAggExchange>(comm, std::move(nb));
+  return Exchange::make_timed<NsrAggExchange>(comm, std::move(nb));
 }
 
 }  // namespace gc

@@ -2,7 +2,8 @@
 // Boothe & George, "Evaluating One-Sided Communication on Graph500 with
 // MPI-RMA and OpenSHMEM": rma-fence, rma-hash (MPI-3 RMA) and shmem-fence,
 // shmem-hash (OpenSHMEM). Each model file holds only its transport: how it
-// reserves room, writes a packet and reads its counter.
+// reserves room, writes a packet and reads its counter (PacketTransport,
+// below); PacketExchange<Transport> is instantiated there.
 //
 // Each rank owns a receive buffer in remotely writable memory (an MPI window
 // or the symmetric heap) and a reservation counter. push() appends a message
@@ -64,9 +65,10 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <concepts>
 #include <cstring>
 #include <deque>
-#include <exception>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -76,12 +78,8 @@
 #include <zlib.h>
 
 #include "comm/exchange.hpp"
+#include "comm/neighbor_index.hpp"
 #include "comm/phase_barrier.hpp"
-#include "core/shmem.hpp"
-
-#if GRAPHCOMM_HAVE_OPENSHMEM
-#include <shmem.h>
-#endif
 
 namespace gc {
 
@@ -149,92 +147,57 @@ struct Outgoing {
 
 }  // namespace packets
 
-class PacketExchange : public Exchange {
+// The transport: what differs between the models, each model file's own.
+// - Its constructor (collective) takes this rank's neighbours, the bytes of
+//   each of this rank's two rings (one per phase parity), each neighbour's,
+//   and the model's name; it allocates and zeroes the rings and counters.
+//   bytes(): that remotely accessible memory.
+// - reserve(batch, parity): room for each packet in its destination's ring
+//   of `parity` (sets `reserved`).
+// - put(packet, parity, position, from, length): bytes [from, from + length)
+//   of a packet to `position` of its destination's ring of `parity`.
+// - order(batch): the ordering point after the puts to `batch`'s destinations.
+// - put_seal(packet, parity, position): its seal, one atomic 8-byte write.
+// - complete_writes(): every write issued so far is complete at its target
+//   and its source memory free.
+// - reserved_bytes(parity): this rank's reservation counter (an atomic read);
+//   consumed_by(index, parity): how far neighbour `index` consumed its ring
+//   (a remote atomic read); publish_consumed(parity, consumed): this rank's;
+//   reset_counters(parity): both of this rank's (nobody reserves meanwhile).
+// - receive_buffer(parity): this rank's ring.
+// - sync_incoming(): makes remote writes to this rank's memory visible to its
+//   loads, and its own stores (zeroing) visible to remote writers.
+template <class T>
+concept PacketTransport = requires(T& t, const Comm& comm, const std::vector<int>& neighbours,
+                                   const std::vector<std::uint64_t>& rings,
+                                   std::span<packets::Outgoing> batch,
+                                   const packets::Outgoing& packet, int parity, int index,
+                                   std::uint64_t value) {
+  T(comm, neighbours, value, rings, "model");
+  { t.bytes() } -> std::convertible_to<std::uint64_t>;
+  t.reserve(batch, parity);
+  t.put(packet, parity, value, value, value);
+  t.order(std::span<const packets::Outgoing>(batch));
+  t.put_seal(packet, parity, value);
+  t.complete_writes();
+  { t.reserved_bytes(parity) } -> std::convertible_to<std::uint64_t>;
+  { t.consumed_by(index, parity) } -> std::convertible_to<std::uint64_t>;
+  t.publish_consumed(parity, value);
+  t.reset_counters(parity);
+  { t.receive_buffer(parity) } -> std::same_as<std::byte*>;
+  t.sync_incoming();
+};
+
+template <PacketTransport Transport>
+class PacketExchange final : public Exchange {
  public:
-  void push(int index, const Message& message) override {
-    const size_t i = static_cast<size_t>(index);
-    if (state_ != State::active)
-      fail(fmt::format("internal: {} push after this rank settled", name()));
-    if (sent_[i] >= neighborhood_.capacity[i])
-      fail(fmt::format("internal: {} capacity {} to rank {} exceeded", name(),
-                       neighborhood_.capacity[i], neighborhood_.ranks[i]));
-    ++sent_[i];
-    Message*& packet = open_[i];
-    if (!packet) packet = take_slot();
-    packet[1 + open_count_[i]++] = message;
-    if (open_count_[i] == packets::kPacketMessages) {
-      const double start = MPI_Wtime();
-      const int one[1] = {index};
-      send(one);
-      push_mpi_seconds_ += MPI_Wtime() - start;
-    }
-  }
-
-  // evoke() and process() only write and read remote memory: no collective.
-  bool local_progress() const override { return true; }
-
-  void evoke() override {
-    send_partial_packets();
-    write_kept_back();
-    if (issued_) complete_all();
-    if (moved_) ++counters_.rounds;
-    moved_ = false;
-  }
-
-  void process(const std::function<void(int, const Message&)>& handle) override {
-    const std::uint64_t start = read_;
-    consume(handle);
-    write_kept_back();
-    // An idle poll gives the core away when ranks outnumber cores: the rank
-    // this one waits for may be waiting for the core (Open MPI's own progress
-    // loop yields when oversubscribed; OpenSHMEM's calls never do).
-    if (read_ == start && oversubscribed_) sched_yield();
-  }
-
-  bool done(bool locally_settled) override {
-    if (state_ == State::active) {
-      if (!locally_settled) return false;
-      send_partial_packets();
-      state_ = State::flushing;
-    }
-    if (state_ == State::flushing) {
-      write_kept_back();
-      if (!kept_back_.empty()) return false;
-      if (issued_) complete_all();
-      barrier_.enter();
-      state_ = State::closing;
-    }
-    if (state_ == State::closing) {
-      if (!barrier_.completed()) return false;
-      state_ = State::draining;
-    }
-    // Every write of this phase is complete: the counter is final and every
-    // packet below it is complete; the next process() takes what is left.
-    sync_incoming();
-    if (read_ < reserved_bytes(parity())) return false;
-    reset_counters(parity());
-    read_ = 0;
-    std::fill(sent_.begin(), sent_.end(), 0);
-    std::fill(known_consumed_.begin(), known_consumed_.end(), 0);
-    ++phase_;
-    state_ = State::active;
-    return true;
-  }
-
-  std::uint64_t buffer_bytes() const override {
-    return remote_bytes_ + slots_.size() * sizeof(Slot);
-  }
-
- protected:
-  PacketExchange(const Comm& comm, Neighborhood nb, packets::Seal seal)
-      : Exchange(comm, std::move(nb)), seal_(seal) {
-    const double start = MPI_Wtime();
-    barrier_ = PhaseBarrier(comm);
+  // `name`: the model's, e.g. "rma-fence".
+  PacketExchange(const Comm& comm, Neighborhood nb, packets::Seal seal, const char* name)
+      : Exchange(comm, std::move(nb)), seal_(seal), name_(name) {
+    phase_end_ = PhaseBarrier(comm);
     topology_ = comm.dist_graph_adjacent(neighborhood_.ranks);
     const size_t k = neighborhood_.ranks.size();
-    index_of_rank_.assign(static_cast<size_t>(comm.size()), -1);
-    for (size_t i = 0; i < k; ++i)
-      index_of_rank_[static_cast<size_t>(neighborhood_.ranks[i])] = static_cast<int>(i);
+    neighbors_ = NeighborIndex(neighborhood_.ranks, comm.size());
     // What the neighbours may send me in one phase sizes my rings; they learn
     // the size to wrap their writes.
     std::vector<std::uint64_t> incoming(k);
@@ -261,47 +224,70 @@ class PacketExchange : public Exchange {
     open_count_.assign(k, 0);
     sent_.assign(k, 0);
     oversubscribed_ = node_oversubscribed(comm);
-    setup_seconds_ = MPI_Wtime() - start;
+    transport_.emplace(comm, neighborhood_.ranks, ring_bytes_, destination_ring_, name_);
   }
 
-  // Bytes of one ring (one parity) of this rank: multiple of 16, 0 when no
-  // neighbour may send here.
-  std::uint64_t ring_bytes() const { return ring_bytes_; }
-  std::uint64_t destination_ring(int index) const {
-    return destination_ring_[static_cast<size_t>(index)];
-  }
-  const std::vector<std::uint64_t>& destination_rings() const { return destination_ring_; }
-  int parity() const { return static_cast<int>(phase_ & 1); }
-  packets::Seal seal() const { return seal_; }
-  const Comm& topology() const { return topology_; }
-  // The transport's remotely accessible memory, for buffer_bytes().
-  void set_remote_bytes(std::uint64_t bytes) { remote_bytes_ = bytes; }
+  const char* name() const override { return name_; }
 
-  // The transport. reserve: room for each packet in its destination's ring
-  // of this parity (sets `reserved`); write_packets: writes them (the model's
-  // sequence; each piece by for_each_piece), at most one per destination
-  // and room known free. complete_writes: every write issued so far is
-  // complete at its target and its source memory free.
-  virtual void reserve(std::span<packets::Outgoing> batch) = 0;
-  virtual void write_packets(std::span<const packets::Outgoing> batch) = 0;
-  virtual void complete_writes() = 0;
-  // This rank's reservation counter of `parity` (an atomic read); how far
-  // neighbour `index` consumed its ring of `parity` (a remote atomic read);
-  // publishing this rank's own; the reset of both of this rank's counters of
-  // `parity` (nobody reserves meanwhile); this rank's ring of `parity`.
-  virtual std::uint64_t reserved_bytes(int parity) = 0;
-  virtual std::uint64_t consumed_by(int index, int parity) = 0;
-  virtual void publish_consumed(int parity, std::uint64_t consumed) = 0;
-  virtual void reset_counters(int parity) = 0;
-  virtual std::byte* receive_buffer(int parity) = 0;
-  // Makes remote writes to this rank's memory visible to its loads, and its
-  // own stores (zeroing) visible to remote writers.
-  virtual void sync_incoming() = 0;
+  void push(int index, const Message& message) override {
+    const size_t i = static_cast<size_t>(index);
+    if (!phase_end_.active())
+      fail(fmt::format("internal: {} push after this rank settled", name()));
+    if (sent_[i] >= neighborhood_.capacity[i])
+      fail(fmt::format("internal: {} capacity {} to rank {} exceeded", name(),
+                       neighborhood_.capacity[i], neighborhood_.ranks[i]));
+    ++sent_[i];
+    Message*& packet = open_[i];
+    if (!packet) packet = take_slot();
+    packet[1 + open_count_[i]++] = message;
+    if (open_count_[i] == packets::kPacketMessages) {
+      const double start = MPI_Wtime();
+      const int one[1] = {index};
+      send(one);
+      push_mpi_seconds_ += MPI_Wtime() - start;
+    }
+  }
+
+  // evoke() and process() only write and read remote memory: no collective.
+  bool local_progress() const override { return true; }
+
+  void evoke() override {
+    send_open_packets();
+    write_waiting();
+    complete_writes();
+    if (moved_) ++counters_.rounds;
+    moved_ = false;
+  }
+
+  void process(const std::function<void(int, const Message&)>& handle) override {
+    const std::uint64_t start = read_;
+    consume(handle);
+    write_waiting();
+    // An idle poll gives the core away when ranks outnumber cores: the rank
+    // this one waits for may be waiting for the core (Open MPI's own progress
+    // loop yields when oversubscribed; OpenSHMEM's calls never do).
+    if (read_ == start && oversubscribed_) sched_yield();
+  }
+
+  bool done(bool locally_settled) override {
+    if (!phase_end_.done(locally_settled, *this)) return false;
+    transport_->reset_counters(parity());
+    read_ = 0;
+    std::fill(sent_.begin(), sent_.end(), 0);
+    std::fill(known_consumed_.begin(), known_consumed_.end(), 0);
+    ++phase_;
+    return true;
+  }
+
+  std::uint64_t buffer_bytes() const override {
+    return transport_->bytes() + slots_.size() * sizeof(Slot);
+  }
 
  private:
-  enum class State { active, flushing, closing, draining };
   static constexpr size_t kSpareSlots = 32;
   using Slot = std::array<Message, packets::kPacketCells>;
+
+  int parity() const { return static_cast<int>(phase_ & 1); }
 
   // The messages of the packet at ring position `at` when it is complete,
   // else 0; `room`: bytes reserved from there on.
@@ -327,16 +313,16 @@ class PacketExchange : public Exchange {
   // position, to `handle`; stops at the first incomplete one. Publishes how
   // far it consumed, so senders kept back may write.
   void consume(const std::function<void(int, const Message&)>& handle) {
-    sync_incoming();
-    const std::uint64_t reserved = reserved_bytes(parity());
-    std::byte* buffer = receive_buffer(parity());
+    transport_->sync_incoming();
+    const std::uint64_t reserved = transport_->reserved_bytes(parity());
+    std::byte* buffer = transport_->receive_buffer(parity());
     const std::uint32_t stamp = packets::stamp_of(phase_);
     const std::uint64_t start = read_;
     while (read_ < reserved) {
       const std::uint64_t at = read_ % ring_bytes_;
       const std::uint32_t count = complete_count(buffer, at, reserved - read_, stamp);
       if (count == 0) {
-        if (state_ == State::draining)
+        if (phase_end_.draining())
           fail(
               fmt::format("internal: {}: incomplete packet at byte {} after every rank completed "
                           "its writes",
@@ -345,7 +331,7 @@ class PacketExchange : public Exchange {
       }
       packets::Header header;
       std::memcpy(&header, buffer + at, sizeof header);
-      const int from = header.sender < index_of_rank_.size() ? index_of_rank_[header.sender] : -1;
+      const int from = neighbors_.of(header.sender);
       if (from < 0)
         fail(fmt::format("internal: {}: packet from non-neighbour rank {}", name(), header.sender));
       const std::uint64_t bytes = packets::kHeaderBytes + count * sizeof(Message);
@@ -364,8 +350,8 @@ class PacketExchange : public Exchange {
                               });
     }
     if (read_ != start && kept_back_by_others_possible()) {
-      sync_incoming();
-      publish_consumed(parity(), read_);
+      transport_->sync_incoming();
+      transport_->publish_consumed(parity(), read_);
     }
   }
 
@@ -373,7 +359,7 @@ class PacketExchange : public Exchange {
   bool kept_back_by_others_possible() const { return bounded_ring_; }
 
   Message* take_slot() {
-    if (free_.empty() && issued_) complete_all();
+    if (free_.empty()) complete_writes();
     if (free_.empty()) return new_slot();
     Message* slot = free_.back();
     free_.pop_back();
@@ -381,14 +367,25 @@ class PacketExchange : public Exchange {
   }
   Message* new_slot() { return slots_.emplace_back().data(); }
 
-  void complete_all() {
-    complete_writes();
+  // The steps of the phase end (phase_barrier.hpp).
+  friend class PhaseBarrier;
+  // Completes the writes issued so far and frees their slots.
+  void complete_writes() {
+    if (!issued_) return;
+    transport_->complete_writes();
     free_.insert(free_.end(), in_flight_.begin(), in_flight_.end());
     in_flight_.clear();
     issued_ = false;
   }
 
-  void send_partial_packets() {
+  // Every write of this phase is complete: the counter is final and every
+  // packet below it is complete; the next process() takes what is left.
+  bool drained() {
+    transport_->sync_incoming();
+    return read_ >= transport_->reserved_bytes(parity());
+  }
+
+  void send_open_packets() {
     partial_.clear();
     for (size_t i = 0; i < open_.size(); ++i)
       if (open_count_[i] > 0) partial_.push_back(static_cast<int>(i));
@@ -416,19 +413,20 @@ class PacketExchange : public Exchange {
       open_[i] = nullptr;
       open_count_[i] = 0;
     }
-    reserve(outgoing_);
-    for (const packets::Outgoing& packet : outgoing_)
-      if (packet.bytes > destination_ring(packet.index))
+    transport_->reserve(outgoing_, parity());
+    for (const packets::Outgoing& packet : outgoing_) {
+      const size_t i = static_cast<size_t>(packet.index);
+      if (packet.bytes > destination_ring_[i])
         fail(fmt::format("internal: {}: a {}-byte packet exceeds the {}-byte ring of rank {}",
-                         name(), packet.bytes, destination_ring(packet.index),
-                         neighborhood_.ranks[static_cast<size_t>(packet.index)]));
+                         name(), packet.bytes, destination_ring_[i], neighborhood_.ranks[i]));
+    }
     write_if_room(outgoing_, false);
     moved_ = true;
   }
 
   // Writes the packets of `batch` whose room in the destination's ring is
   // free (as last known, or asked again when `ask`), at most one per
-  // destination per write_packets(); keeps back the rest, in order.
+  // destination per write; keeps back the rest, in order.
   void write_if_room(std::vector<packets::Outgoing>& batch, bool ask) {
     std::vector<packets::Outgoing> rest;
     asked_.assign(known_consumed_.size(), false);
@@ -441,7 +439,7 @@ class PacketExchange : public Exchange {
         const std::uint64_t ring = destination_ring_[i];
         bool room = packet.reserved + packet.bytes <= known_consumed_[i] + ring;
         if (!room && ask && !asked_[i]) {
-          known_consumed_[i] = consumed_by(packet.index, parity());
+          known_consumed_[i] = transport_->consumed_by(packet.index, parity());
           asked_[i] = true;
           room = packet.reserved + packet.bytes <= known_consumed_[i] + ring;
         }
@@ -466,14 +464,37 @@ class PacketExchange : public Exchange {
     }
   }
 
-  void write_kept_back() {
+  // Writes each packet of `batch` (at most one per destination, room known
+  // free). Fence: all but the seal, the ordering point, then the seal; hash:
+  // the whole packet with no ordering point.
+  void write_packets(std::span<const packets::Outgoing> batch) {
+    const int parity = this->parity();
+    const std::uint64_t skip = seal_ == packets::Seal::fence ? sizeof(std::uint64_t) : 0;
+    for (const packets::Outgoing& packet : batch)
+      packets::for_each_piece(
+          packet.reserved, skip, packet.bytes, destination_ring(packet),
+          [&](std::uint64_t position, std::uint64_t from, std::uint64_t length) {
+            transport_->put(packet, parity, position, from, length);
+          });
+    if (seal_ == packets::Seal::hash) return;
+    transport_->order(batch);
+    for (const packets::Outgoing& packet : batch)
+      transport_->put_seal(packet, parity, packet.reserved % destination_ring(packet));
+  }
+  std::uint64_t destination_ring(const packets::Outgoing& packet) const {
+    return destination_ring_[static_cast<size_t>(packet.index)];
+  }
+
+  // Writes what was kept back and now has room; true once nothing is.
+  bool write_waiting() {
     if (!kept_back_.empty()) write_if_room(kept_back_, true);
+    return kept_back_.empty();
   }
 
   packets::Seal seal_;
   Comm topology_;
-  std::vector<int> index_of_rank_;
-  std::uint64_t remote_bytes_ = 0;
+  const char* name_;
+  NeighborIndex neighbors_;
   std::uint64_t ring_bytes_ = 0;
   bool bounded_ring_ = false;  // smaller than a phase's need: senders may be kept back
   std::vector<std::uint64_t> destination_ring_;  // per neighbour: its ring's bytes
@@ -492,171 +513,18 @@ class PacketExchange : public Exchange {
   bool moved_ = false;           // packets sent since the last evoke()
 
   std::uint64_t phase_ = 0;
-  State state_ = State::active;
-  PhaseBarrier barrier_;
+  PhaseBarrier phase_end_;
   std::uint64_t read_ = 0;  // position in this parity's ring (reservation order)
+  // Last, so destroyed first: releasing it completes any write still reading
+  // from a slot.
+  std::optional<Transport> transport_;
 };
 
-// The window of rma-fence and rma-hash: per phase parity a reservation
-// counter and a consumed counter, then two rings (`ring_bytes` each; a
-// neighbour's from `rings`); one MPI_Win_lock_all epoch for its lifetime.
-// Collective.
-class PacketWindow {
- public:
-  PacketWindow(const Comm& comm, const std::vector<int>& neighbours, std::uint64_t ring_bytes,
-               std::vector<std::uint64_t> rings)
-      : neighbours_(neighbours), rings_(std::move(rings)), rank_(comm.rank()) {
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "accumulate_ordering", "none");  // every ordering point is a flush
-    MPI_Info_set(info, "same_disp_unit", "true");
-    bytes_ = kCountersBytes + 2 * ring_bytes;
-    ring_bytes_ = ring_bytes;
-    MPI_Win_allocate(static_cast<MPI_Aint>(bytes_), 1, info, comm.get(), &base_, &window_);
-    MPI_Info_free(&info);
-    std::memset(base_, 0, bytes_);
-    MPI_Win_lock_all(MPI_MODE_NOCHECK, window_);
-    MPI_Win_sync(window_);
-    comm.barrier();  // nobody writes before every rank zeroed its window
-  }
-  ~PacketWindow() {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    // Collective: skipped while an error unwinds on this rank alone.
-    if (window_ != MPI_WIN_NULL && !finalized && std::uncaught_exceptions() == 0) {
-      MPI_Win_unlock_all(window_);
-      MPI_Win_free(&window_);
-    }
-  }
-  PacketWindow(const PacketWindow&) = delete;
-  PacketWindow& operator=(const PacketWindow&) = delete;
-
-  MPI_Win get() const { return window_; }
-  std::uint64_t bytes() const { return bytes_; }
-  int rank_of(int index) const { return neighbours_[static_cast<size_t>(index)]; }
-  std::byte* local_buffer(int parity) const {
-    return static_cast<std::byte*>(base_) + kCountersBytes + parity * ring_bytes_;
-  }
-  // Where, in neighbour `index`'s window, byte `position` of its ring of
-  // `parity` is.
-  MPI_Aint remote_displacement(int index, int parity, std::uint64_t position) const {
-    return static_cast<MPI_Aint>(kCountersBytes + parity * rings_[static_cast<size_t>(index)] +
-                                 position);
-  }
-
-  // This rank's reservation counter of `parity`, read atomically through MPI.
-  std::uint64_t read_counter(int parity) const { return fetch(rank_, reserved(parity)); }
-  std::uint64_t consumed_by(int index, int parity) const {
-    return fetch(rank_of(index), consumed(parity));
-  }
-  void publish_consumed(int parity, std::uint64_t value) const { replace(consumed(parity), value); }
-  void reset_counters(int parity) const {
-    replace(consumed(parity), 0);
-    replace(reserved(parity), 0);
-    MPI_Win_sync(window_);
-  }
-
-  // Reserves room for each packet in its destination's ring of `parity` (one
-  // fetch-and-add each, completed together).
-  void reserve(std::span<packets::Outgoing> batch, int parity) const {
-    for (packets::Outgoing& packet : batch)
-      MPI_Fetch_and_op(&packet.bytes, &packet.reserved, MPI_UINT64_T, rank_of(packet.index),
-                       reserved(parity), MPI_SUM, window_);
-    flush(batch);
-  }
-  // Remote completion of everything issued to the destinations of `batch`.
-  void flush(std::span<const packets::Outgoing> batch) const {
-    if (batch.size() == 1)
-      MPI_Win_flush(rank_of(batch[0].index), window_);
-    else
-      MPI_Win_flush_all(window_);
-  }
-
- private:
-  static constexpr std::uint64_t kCountersBytes = 64;
-  static MPI_Aint reserved(int parity) { return parity * 8; }
-  static MPI_Aint consumed(int parity) { return 16 + parity * 8; }
-  std::uint64_t fetch(int rank, MPI_Aint at) const {
-    std::uint64_t ignored = 0, value = 0;
-    MPI_Fetch_and_op(&ignored, &value, MPI_UINT64_T, rank, at, MPI_NO_OP, window_);
-    MPI_Win_flush(rank, window_);
-    return value;
-  }
-  void replace(MPI_Aint at, std::uint64_t value) const {
-    std::uint64_t old = 0;
-    MPI_Fetch_and_op(&value, &old, MPI_UINT64_T, rank_, at, MPI_REPLACE, window_);
-    MPI_Win_flush(rank_, window_);
-  }
-
-  std::vector<int> neighbours_;
-  std::vector<std::uint64_t> rings_;
-  std::uint64_t ring_bytes_ = 0;
-  int rank_;
-  std::uint64_t bytes_ = 0;
-  MPI_Win window_ = MPI_WIN_NULL;
-  void* base_ = nullptr;
-};
-
-#if GRAPHCOMM_HAVE_OPENSHMEM
-// The symmetric memory of shmem-fence and shmem-hash: per phase parity a
-// reservation counter and a consumed counter, then two rings. Symmetric
-// allocations are as large on every PE, so the rings are placed by the
-// largest; each PE's ring keeps its own size (`ring_bytes`, what its writers
-// wrap by). Collective over the whole job: symmetric allocation involves
-// every PE, so `comm` must be MPI_COMM_WORLD or a duplicate (then PE = rank).
-class PacketHeap {
- public:
-  PacketHeap(const Comm& comm, const std::vector<int>& neighbours, std::uint64_t ring_bytes,
-             const char* what)
-      : neighbours_(neighbours), rank_(comm.rank()) {
-    require_whole_job(comm.get(), what);
-    stride_ = (max_over_ranks(comm, ring_bytes) + 63) / 64 * 64;
-    const std::uint64_t bytes = kCountersBytes + 2 * stride_;
-    ensure_shmem_initialized(bytes);
-    block_ = SymmetricBlock(bytes, what);
-  }
-
-  std::uint64_t bytes() const { return block_.size(); }
-  int pe_of(int index) const { return neighbours_[static_cast<size_t>(index)]; }
-  std::byte* buffer(int parity) const { return block_.data() + kCountersBytes + parity * stride_; }
-
-  std::uint64_t read_counter(int parity) const {
-    return shmem_ulong_atomic_fetch(reserved(parity), rank_);
-  }
-  std::uint64_t consumed_by(int index, int parity) const {
-    return shmem_ulong_atomic_fetch(consumed(parity), pe_of(index));
-  }
-  void publish_consumed(int parity, std::uint64_t value) const {
-    shmem_ulong_atomic_set(consumed(parity), value, rank_);
-  }
-  void reset_counters(int parity) const {
-    shmem_ulong_atomic_set(consumed(parity), 0, rank_);
-    shmem_ulong_atomic_set(reserved(parity), 0, rank_);
-    shmem_quiet();
-  }
-  // Reserves room for each packet in its destination's ring of `parity` (one
-  // blocking fetch-and-add each).
-  void reserve(std::span<packets::Outgoing> batch, int parity) const {
-    for (packets::Outgoing& packet : batch)
-      packet.reserved =
-          shmem_ulong_atomic_fetch_add(reserved(parity), packet.bytes, pe_of(packet.index));
-  }
-
- private:
-  static constexpr std::uint64_t kCountersBytes = 64;
-  static_assert(sizeof(unsigned long) == sizeof(std::uint64_t));
-  unsigned long* reserved(int parity) const {
-    return reinterpret_cast<unsigned long*>(block_.data()) + parity;
-  }
-  unsigned long* consumed(int parity) const {
-    return reinterpret_cast<unsigned long*>(block_.data()) + 2 + parity;
-  }
-
-  std::vector<int> neighbours_;
-  int rank_;
-  std::uint64_t stride_ = 0;
-  SymmetricBlock block_;
-};
-#endif
+// The model `name` (e.g. "rma-fence") over `Transport`.
+template <PacketTransport Transport>
+std::unique_ptr<Exchange> make_packet_exchange(const Comm& comm, Neighborhood nb,
+                                               packets::Seal seal, const char* name) {
+  return Exchange::make_timed<PacketExchange<Transport>>(comm, std::move(nb), seal, name);
+}
 
 }  // namespace gc

@@ -22,7 +22,6 @@ namespace {
 class RmaExchange final : public RoundExchange {
  public:
   RmaExchange(const Comm& comm, Neighborhood nb) : RoundExchange(comm, std::move(nb)) {
-    const double start = MPI_Wtime();
     topology_ = comm.dist_graph_adjacent(neighborhood_.ranks);
     const size_t k = neighborhood_.ranks.size();
     // What each neighbour may send me in a round, hence my regions and their
@@ -49,7 +48,6 @@ class RmaExchange final : public RoundExchange {
     MPI_Win_allocate(bytes, static_cast<int>(sizeof(Message)), info, comm.get(), &base_, &window_);
     MPI_Info_free(&info);
     MPI_Win_lock_all(MPI_MODE_NOCHECK, window_);
-    setup_seconds_ = MPI_Wtime() - start;
   }
 
   ~RmaExchange() override {
@@ -107,7 +105,7 @@ class RmaExchange final : public RoundExchange {
 }  // namespace
 
 std::unique_ptr<Exchange> make_rma_exchange(const Comm& comm, Neighborhood nb) {
-  return std::make_unique<RmaExchange>(comm, std::move(nb));
+  return Exchange::make_timed<RmaExchange>(comm, std::move(nb));
 }
 
 }  // namespace gc

@@ -10,7 +10,7 @@
 // - hash: one MPI_Put of header and messages, with no ordering point: the
 //   receiver takes the packet once the CRC-32 in its header matches.
 // The receiver reads after MPI_Win_sync.
-#include <optional>
+#include <exception>
 
 #include "comm/one_sided_packets.hpp"
 
@@ -18,67 +18,130 @@ namespace gc {
 
 namespace {
 
-class RmaPacketExchange final : public PacketExchange {
+// The transport of rma-fence and rma-hash, a window: per phase parity a
+// reservation counter and a consumed counter, then two rings (`ring_bytes`
+// each; a neighbour's from `rings`); one MPI_Win_lock_all epoch for its
+// lifetime. Collective.
+class PacketWindow {
  public:
-  RmaPacketExchange(const Comm& comm, Neighborhood nb, packets::Seal seal)
-      : PacketExchange(comm, std::move(nb), seal) {
-    const double start = MPI_Wtime();
-    window_.emplace(comm, neighborhood_.ranks, ring_bytes(), destination_rings());
-    set_remote_bytes(window_->bytes());
-    setup_seconds_ += MPI_Wtime() - start;
+  PacketWindow(const Comm& comm, const std::vector<int>& neighbours, std::uint64_t ring_bytes,
+               std::vector<std::uint64_t> rings, const char* /*what*/)
+      : neighbours_(neighbours), rings_(std::move(rings)), rank_(comm.rank()) {
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "accumulate_ordering", "none");  // every ordering point is a flush
+    MPI_Info_set(info, "same_disp_unit", "true");
+    bytes_ = kCountersBytes + 2 * ring_bytes;
+    ring_bytes_ = ring_bytes;
+    MPI_Win_allocate(static_cast<MPI_Aint>(bytes_), 1, info, comm.get(), &base_, &window_);
+    MPI_Info_free(&info);
+    std::memset(base_, 0, bytes_);
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, window_);
+    MPI_Win_sync(window_);
+    comm.barrier();  // nobody writes before every rank zeroed its window
+  }
+  ~PacketWindow() {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    // Collective: skipped while an error unwinds on this rank alone.
+    if (window_ != MPI_WIN_NULL && !finalized && std::uncaught_exceptions() == 0) {
+      MPI_Win_unlock_all(window_);
+      MPI_Win_free(&window_);
+    }
+  }
+  PacketWindow(const PacketWindow&) = delete;
+  PacketWindow& operator=(const PacketWindow&) = delete;
+
+  std::uint64_t bytes() const { return bytes_; }
+  std::byte* receive_buffer(int parity) const {
+    return static_cast<std::byte*>(base_) + kCountersBytes + parity * ring_bytes_;
   }
 
-  const char* name() const override {
-    return seal() == packets::Seal::fence ? "rma-fence" : "rma-hash";
+  // This rank's reservation counter of `parity`, read atomically through MPI.
+  std::uint64_t reserved_bytes(int parity) const { return fetch(rank_, reserved(parity)); }
+  std::uint64_t consumed_by(int index, int parity) const {
+    return fetch(rank_of(index), consumed(parity));
+  }
+  void publish_consumed(int parity, std::uint64_t value) const { replace(consumed(parity), value); }
+  void reset_counters(int parity) const {
+    replace(consumed(parity), 0);
+    replace(reserved(parity), 0);
+    MPI_Win_sync(window_);
   }
 
- protected:
-  void reserve(std::span<packets::Outgoing> batch) override { window_->reserve(batch, parity()); }
-  void write_packets(std::span<const packets::Outgoing> batch) override {
-    const int parity = this->parity();
-    const MPI_Win win = window_->get();
-    // Fence puts all but the seal first; hash puts the whole packet.
-    const std::uint64_t skip = seal() == packets::Seal::fence ? sizeof(std::uint64_t) : 0;
-    for (const packets::Outgoing& packet : batch)
-      packets::for_each_piece(
-          packet.reserved, skip, packet.bytes, destination_ring(packet.index),
-          [&](std::uint64_t position, std::uint64_t from, std::uint64_t length) {
-            const int bytes = static_cast<int>(length);
-            MPI_Put(packet.data + from, bytes, MPI_BYTE, window_->rank_of(packet.index),
-                    window_->remote_displacement(packet.index, parity, position), bytes, MPI_BYTE,
-                    win);
-          });
-    if (seal() == packets::Seal::hash) return;
-    window_->flush(batch);
-    for (const packets::Outgoing& packet : batch)
-      MPI_Accumulate(packet.data, 1, MPI_UINT64_T, window_->rank_of(packet.index),
-                     window_->remote_displacement(packet.index, parity,
-                                                  packet.reserved % destination_ring(packet.index)),
-                     1, MPI_UINT64_T, MPI_REPLACE, win);
+  // Reserves room for each packet in its destination's ring of `parity` (one
+  // fetch-and-add each, completed together).
+  void reserve(std::span<packets::Outgoing> batch, int parity) const {
+    for (packets::Outgoing& packet : batch)
+      MPI_Fetch_and_op(&packet.bytes, &packet.reserved, MPI_UINT64_T, rank_of(packet.index),
+                       reserved(parity), MPI_SUM, window_);
+    flush(batch);
   }
-  void complete_writes() override { MPI_Win_flush_all(window_->get()); }
-  std::uint64_t reserved_bytes(int parity) override { return window_->read_counter(parity); }
-  std::uint64_t consumed_by(int index, int parity) override {
-    return window_->consumed_by(index, parity);
+
+  void put(const packets::Outgoing& packet, int parity, std::uint64_t position, std::uint64_t from,
+           std::uint64_t length) const {
+    const int bytes = static_cast<int>(length);
+    MPI_Put(packet.data + from, bytes, MPI_BYTE, rank_of(packet.index),
+            remote_displacement(packet.index, parity, position), bytes, MPI_BYTE, window_);
   }
-  void publish_consumed(int parity, std::uint64_t consumed) override {
-    window_->publish_consumed(parity, consumed);
+  // The puts are complete at their targets.
+  void order(std::span<const packets::Outgoing> batch) const { flush(batch); }
+  // MPI_REPLACE, so that the receiver never reads half a seal.
+  void put_seal(const packets::Outgoing& packet, int parity, std::uint64_t position) const {
+    MPI_Accumulate(packet.data, 1, MPI_UINT64_T, rank_of(packet.index),
+                   remote_displacement(packet.index, parity, position), 1, MPI_UINT64_T,
+                   MPI_REPLACE, window_);
   }
-  void reset_counters(int parity) override { window_->reset_counters(parity); }
-  std::byte* receive_buffer(int parity) override { return window_->local_buffer(parity); }
-  void sync_incoming() override { MPI_Win_sync(window_->get()); }
+  void complete_writes() const { MPI_Win_flush_all(window_); }
+  void sync_incoming() const { MPI_Win_sync(window_); }
 
  private:
-  std::optional<PacketWindow> window_;
+  static constexpr std::uint64_t kCountersBytes = 64;
+  static MPI_Aint reserved(int parity) { return parity * 8; }
+  static MPI_Aint consumed(int parity) { return 16 + parity * 8; }
+
+  int rank_of(int index) const { return neighbours_[static_cast<size_t>(index)]; }
+  // Where, in neighbour `index`'s window, byte `position` of its ring of
+  // `parity` is.
+  MPI_Aint remote_displacement(int index, int parity, std::uint64_t position) const {
+    return static_cast<MPI_Aint>(kCountersBytes + parity * rings_[static_cast<size_t>(index)] +
+                                 position);
+  }
+  // Remote completion of everything issued to the destinations of `batch`.
+  void flush(std::span<const packets::Outgoing> batch) const {
+    if (batch.size() == 1)
+      MPI_Win_flush(rank_of(batch[0].index), window_);
+    else
+      MPI_Win_flush_all(window_);
+  }
+  std::uint64_t fetch(int rank, MPI_Aint at) const {
+    std::uint64_t ignored = 0, value = 0;
+    MPI_Fetch_and_op(&ignored, &value, MPI_UINT64_T, rank, at, MPI_NO_OP, window_);
+    MPI_Win_flush(rank, window_);
+    return value;
+  }
+  void replace(MPI_Aint at, std::uint64_t value) const {
+    std::uint64_t old = 0;
+    MPI_Fetch_and_op(&value, &old, MPI_UINT64_T, rank_, at, MPI_REPLACE, window_);
+    MPI_Win_flush(rank_, window_);
+  }
+
+  std::vector<int> neighbours_;
+  std::vector<std::uint64_t> rings_;
+  std::uint64_t ring_bytes_ = 0;
+  int rank_;
+  std::uint64_t bytes_ = 0;
+  MPI_Win window_ = MPI_WIN_NULL;
+  void* base_ = nullptr;
 };
 
 }  // namespace
 
 std::unique_ptr<Exchange> make_rma_fence_exchange(const Comm& comm, Neighborhood nb) {
-  return std::make_unique<RmaPacketExchange>(comm, std::move(nb), packets::Seal::fence);
+  return make_packet_exchange<PacketWindow>(comm, std::move(nb), packets::Seal::fence, "rma-fence");
 }
 std::unique_ptr<Exchange> make_rma_hash_exchange(const Comm& comm, Neighborhood nb) {
-  return std::make_unique<RmaPacketExchange>(comm, std::move(nb), packets::Seal::hash);
+  return make_packet_exchange<PacketWindow>(comm, std::move(nb), packets::Seal::hash, "rma-hash");
 }
 
 }  // namespace gc

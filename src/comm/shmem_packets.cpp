@@ -10,74 +10,102 @@
 // - hash: one shmem_putmem_nbi of header and messages, with no ordering
 //   point: the receiver takes the packet once the CRC-32 in its header matches.
 // shmem_quiet completes the writes.
-#include <optional>
+#include <shmem.h>
 
 #include "comm/one_sided_packets.hpp"
+#include "core/shmem.hpp"
 
 namespace gc {
 
 namespace {
 
-class ShmemPacketExchange final : public PacketExchange {
+// The transport of shmem-fence and shmem-hash, symmetric memory: per phase
+// parity a reservation counter and a consumed counter, then two rings.
+// Symmetric allocations are as large on every PE, so the rings are placed by
+// the largest; each PE's ring keeps its own size (`ring_bytes`, what its
+// writers wrap by). Collective over the whole
+// job: symmetric allocation involves every PE, so `comm` must be
+// MPI_COMM_WORLD or a duplicate (then PE = rank).
+class PacketHeap {
  public:
-  ShmemPacketExchange(const Comm& comm, Neighborhood nb, packets::Seal seal)
-      : PacketExchange(comm, std::move(nb), seal) {
-    const double start = MPI_Wtime();
-    heap_.emplace(comm, neighborhood_.ranks, ring_bytes(), name());
-    set_remote_bytes(heap_->bytes());
-    setup_seconds_ += MPI_Wtime() - start;
+  PacketHeap(const Comm& comm, const std::vector<int>& neighbours, std::uint64_t ring_bytes,
+             const std::vector<std::uint64_t>& /*rings*/, const char* what)
+      : neighbours_(neighbours), rank_(comm.rank()) {
+    require_whole_job(comm.get(), what);
+    stride_ = (max_over_ranks(comm, ring_bytes) + 63) / 64 * 64;
+    const std::uint64_t bytes = kCountersBytes + 2 * stride_;
+    ensure_shmem_initialized(bytes);
+    block_ = SymmetricBlock(bytes, what);
   }
 
-  const char* name() const override {
-    return seal() == packets::Seal::fence ? "shmem-fence" : "shmem-hash";
+  std::uint64_t bytes() const { return block_.size(); }
+  std::byte* receive_buffer(int parity) const {
+    return block_.data() + kCountersBytes + parity * stride_;
   }
 
- protected:
-  void reserve(std::span<packets::Outgoing> batch) override { heap_->reserve(batch, parity()); }
-  void write_packets(std::span<const packets::Outgoing> batch) override {
-    const int parity = this->parity();
-    // Fence puts all but the seal first; hash puts the whole packet.
-    const std::uint64_t skip = seal() == packets::Seal::fence ? sizeof(std::uint64_t) : 0;
-    for (const packets::Outgoing& packet : batch)
-      packets::for_each_piece(
-          packet.reserved, skip, packet.bytes, destination_ring(packet.index),
-          [&](std::uint64_t position, std::uint64_t from, std::uint64_t length) {
-            shmem_putmem_nbi(heap_->buffer(parity) + position, packet.data + from, length,
-                             heap_->pe_of(packet.index));
-          });
-    if (seal() == packets::Seal::hash) return;
-    shmem_fence();
-    for (const packets::Outgoing& packet : batch) {
-      unsigned long seal_word = 0;
-      std::memcpy(&seal_word, packet.data, sizeof seal_word);
-      const std::uint64_t position = packet.reserved % destination_ring(packet.index);
-      shmem_ulong_atomic_set(reinterpret_cast<unsigned long*>(heap_->buffer(parity) + position),
-                             seal_word, heap_->pe_of(packet.index));
-    }
+  std::uint64_t reserved_bytes(int parity) const {
+    return shmem_ulong_atomic_fetch(reserved(parity), rank_);
   }
-  void complete_writes() override { shmem_quiet(); }
-  std::uint64_t reserved_bytes(int parity) override { return heap_->read_counter(parity); }
-  std::uint64_t consumed_by(int index, int parity) override {
-    return heap_->consumed_by(index, parity);
+  std::uint64_t consumed_by(int index, int parity) const {
+    return shmem_ulong_atomic_fetch(consumed(parity), pe_of(index));
   }
-  void publish_consumed(int parity, std::uint64_t consumed) override {
-    heap_->publish_consumed(parity, consumed);
+  void publish_consumed(int parity, std::uint64_t value) const {
+    shmem_ulong_atomic_set(consumed(parity), value, rank_);
   }
-  void reset_counters(int parity) override { heap_->reset_counters(parity); }
-  std::byte* receive_buffer(int parity) override { return heap_->buffer(parity); }
-  void sync_incoming() override { std::atomic_thread_fence(std::memory_order_seq_cst); }
+  void reset_counters(int parity) const {
+    shmem_ulong_atomic_set(consumed(parity), 0, rank_);
+    shmem_ulong_atomic_set(reserved(parity), 0, rank_);
+    shmem_quiet();
+  }
+
+  // Reserves room for each packet in its destination's ring of `parity` (one
+  // blocking fetch-and-add each).
+  void reserve(std::span<packets::Outgoing> batch, int parity) const {
+    for (packets::Outgoing& packet : batch)
+      packet.reserved =
+          shmem_ulong_atomic_fetch_add(reserved(parity), packet.bytes, pe_of(packet.index));
+  }
+
+  void put(const packets::Outgoing& packet, int parity, std::uint64_t position, std::uint64_t from,
+           std::uint64_t length) const {
+    shmem_putmem_nbi(receive_buffer(parity) + position, packet.data + from, length,
+                     pe_of(packet.index));
+  }
+  // The puts are delivered before what follows.
+  void order(std::span<const packets::Outgoing>) const { shmem_fence(); }
+  void put_seal(const packets::Outgoing& packet, int parity, std::uint64_t position) const {
+    unsigned long seal_word = 0;
+    std::memcpy(&seal_word, packet.data, sizeof seal_word);
+    shmem_ulong_atomic_set(reinterpret_cast<unsigned long*>(receive_buffer(parity) + position),
+                           seal_word, pe_of(packet.index));
+  }
+  void complete_writes() const { shmem_quiet(); }
+  void sync_incoming() const { std::atomic_thread_fence(std::memory_order_seq_cst); }
 
  private:
-  std::optional<PacketHeap> heap_;
+  static constexpr std::uint64_t kCountersBytes = 64;
+  static_assert(sizeof(unsigned long) == sizeof(std::uint64_t));
+  unsigned long* reserved(int parity) const {
+    return reinterpret_cast<unsigned long*>(block_.data()) + parity;
+  }
+  unsigned long* consumed(int parity) const {
+    return reinterpret_cast<unsigned long*>(block_.data()) + 2 + parity;
+  }
+  int pe_of(int index) const { return neighbours_[static_cast<size_t>(index)]; }
+
+  std::vector<int> neighbours_;
+  int rank_;
+  std::uint64_t stride_ = 0;
+  SymmetricBlock block_;
 };
 
 }  // namespace
 
 std::unique_ptr<Exchange> make_shmem_fence_exchange(const Comm& comm, Neighborhood nb) {
-  return std::make_unique<ShmemPacketExchange>(comm, std::move(nb), packets::Seal::fence);
+  return make_packet_exchange<PacketHeap>(comm, std::move(nb), packets::Seal::fence, "shmem-fence");
 }
 std::unique_ptr<Exchange> make_shmem_hash_exchange(const Comm& comm, Neighborhood nb) {
-  return std::make_unique<ShmemPacketExchange>(comm, std::move(nb), packets::Seal::hash);
+  return make_packet_exchange<PacketHeap>(comm, std::move(nb), packets::Seal::hash, "shmem-hash");
 }
 
 }  // namespace gc

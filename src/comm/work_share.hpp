@@ -2,8 +2,9 @@
 // (Jose, Potluri, Tomko, Panda, "Designing Scalable Graph500 Benchmark with
 // Hybrid MPI+OpenSHMEM Programming Models", ISC 2013: an overloaded rank
 // exposes part of its frontier work, an idle rank on the same node takes it
-// through shmem_ptr). A kernel asks Exchange::work_share(); models without it
-// return nullptr, and a kernel that never asks (matching) is unaffected.
+// through shmem_ptr). A kernel asks Exchange::node_work_share(); models
+// without it return nullptr, and a kernel that never asks (matching) is
+// unaffected.
 //
 // What a rank shares: tables it writes and the ranks of its node read
 // (collective allocation, sized by the largest request), and a list of work
@@ -12,7 +13,8 @@
 // is taken exactly once; a claim never blocks and finds nothing once the
 // items are gone or the owner has not offered for this phase yet. Stolen work
 // may produce messages for ranks outside the neighbourhood: push_to_rank()
-// sends those (the receiver sees them with from_index -1).
+// sends those (the receiver sees them with from_index
+// kFromOutsideNeighborhood, exchange.hpp).
 #pragma once
 
 #include <cstddef>

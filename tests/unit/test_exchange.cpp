@@ -337,7 +337,8 @@ TEST(Exchange, OpenShmemModelsRefuseAPartOfTheJob) {
 // The hybrid model's work sharing: every item a rank offers in a phase is
 // claimed exactly once by the ranks of its node, an offer is gone when its
 // phase ends, tables are readable by node peers, and push_to_rank reaches
-// ranks outside the neighbourhood (seen with from_index -1).
+// ranks outside the neighbourhood (seen with from_index
+// kFromOutsideNeighborhood).
 TEST(Exchange, HybridWorkShareClaimsEachItemOnce) {
   if (!GRAPHCOMM_HAVE_OPENSHMEM) {
     // Without OpenSHMEM (MPICH) the model is listed as unavailable and refused.
@@ -353,7 +354,7 @@ TEST(Exchange, HybridWorkShareClaimsEachItemOnce) {
   nb.ranks = neighbours_of(me, p, false);
   nb.capacity.assign(nb.ranks.size(), 4);
   std::unique_ptr<Exchange> ex = make_exchange("hybrid", comm, nb);
-  WorkShare* ws = ex->work_share();
+  WorkShare* ws = ex->node_work_share();
   ASSERT_NE(ws, nullptr);
   ASSERT_EQ(ws->peers().size(), static_cast<size_t>(p - 1)) << "one node: every rank a peer";
   constexpr std::uint64_t kMaxItems = 2000;
@@ -397,7 +398,8 @@ TEST(Exchange, HybridWorkShareClaimsEachItemOnce) {
     auto handle = [&](int from, const Message& m) {
       const int sender = static_cast<int>(m.second);
       const auto at = std::find(nb.ranks.begin(), nb.ranks.end(), sender);
-      EXPECT_EQ(from, at == nb.ranks.end() ? -1 : static_cast<int>(at - nb.ranks.begin()));
+      EXPECT_EQ(from, at == nb.ranks.end() ? kFromOutsideNeighborhood
+                                           : static_cast<int>(at - nb.ranks.begin()));
       EXPECT_EQ(m.first, phase);
       ++heard[static_cast<size_t>(sender)];
     };

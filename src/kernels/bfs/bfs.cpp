@@ -120,8 +120,8 @@ class Bfs::Impl {
     level_.resize(bg.owned);
     parent_.resize(bg.owned);
     if (exchange_) ghost_pushed_.resize(g_.ghost_count());
-    if (exchange_ && exchange_->work_share() && sharing != WorkSharing::off)
-      share_graph(*exchange_->work_share());
+    if (exchange_ && exchange_->node_work_share() && sharing != WorkSharing::off)
+      share_graph(*exchange_->node_work_share());
     if (algorithm != Algorithm::top_down) {
       frontier_bits_.resize(bg.bitmap_words);
       if (!bg.aligned) gathered_.resize(bg.gathered_words);
