@@ -29,6 +29,10 @@
 namespace gc::mq {
 namespace {
 
+using test::arrive;
+using test::post;
+using test::probe;
+
 // ---------------------------------------------------------------------------
 // Perfect hash
 
@@ -326,22 +330,17 @@ TEST(ProfileFile, MalformedInputsNameFileAndLine) {
 
 TEST(ProfileCounts, ElementsEachSourceAddsToTheQueues) {
   const std::vector<Communicator> comms{{0, 4}, {1, 4}};
-  auto at = [](Event::Kind kind, std::uint32_t comm, std::int32_t source, std::int32_t tag) {
-    return Event{kind, {comm, source, tag}};
-  };
-  constexpr auto kPost = Event::Kind::post, kArrive = Event::Kind::arrive,
-                 kProbe = Event::Kind::probe;
   const std::vector<Event> events{
-      at(kArrive, 0, 1, 0),         // m0 from 1 waits in the UMQ: 1
-      at(kArrive, 0, 1, 0),         // m1 from 1 waits: 1 again
-      at(kProbe, 0, 1, 0),          // probes add nothing
-      at(kPost, 0, 1, 0),           // takes m0: found, adds nothing
-      at(kPost, 0, 2, 5),           // r1 for 2 waits in the PRQ: 2
-      at(kPost, 0, kAnySource, 7),  // r2 with MPI_ANY_SOURCE waits: no source
-      at(kArrive, 0, 2, 5),         // meets r1: adds nothing
-      at(kArrive, 0, 3, 7),         // meets r2: adds nothing
-      at(kArrive, 1, 3, 0),         // communicator 1: m4 from 3 waits
-      at(kPost, 0, 1, 0),           // takes m1, however long it waited
+      arrive(1, 0),         // m0 from 1 waits in the UMQ: 1
+      arrive(1, 0),         // m1 from 1 waits: 1 again
+      probe(1, 0),          // probes add nothing
+      post(1, 0),           // takes m0: found, adds nothing
+      post(2, 5),           // r1 for 2 waits in the PRQ: 2
+      post(kAnySource, 7),  // r2 with MPI_ANY_SOURCE waits: no source
+      arrive(2, 5),         // meets r1: adds nothing
+      arrive(3, 7),         // meets r2: adds nothing
+      arrive(3, 0, 1),      // communicator 1: m4 from 3 waits
+      post(1, 0),           // takes m1, however long it waited
   };
   auto engine = make_engine("linked-list");
   const ReplayResult r = replay(events, comms, *engine);
@@ -358,9 +357,6 @@ TEST(ProfileCounts, ElementsEachSourceAddsToTheQueues) {
 
 // ---------------------------------------------------------------------------
 // Engines against linked-list
-
-using test::arrive;
-using test::post;
 
 // Queue elements per (communicator, source) in a linked-list replay: the
 // receives with a specific source that had to wait in the PRQ and the
@@ -731,7 +727,7 @@ TEST(PartnerStatic, ProfilePicksPartnersPerCommunicator) {
                                   arrive(1, 0, 1),
                                   post(1, 0, 1),
                                   arrive(1),
-                                  {Event::Kind::probe, {0, kAnySource, kAnyTag}}};
+                                  probe(kAnySource, kAnyTag)};
   const std::vector<Communicator> comms{{0, 4}, {1, 4}};
   for (const std::string name : {"partner-static", "partner-vectors"}) {
     SCOPED_TRACE(name);
@@ -784,7 +780,7 @@ TEST(PartnerStatic, AnySourceOverManyPartnerQueues) {
     for (int i = 0; i < 30; ++i)
       events.push_back(
           arrive(static_cast<std::int32_t>(rng() % kRanks), static_cast<std::int32_t>(rng() % 2)));
-    events.push_back({Event::Kind::probe, {0, kAnySource, kAnyTag}});
+    events.push_back(probe(kAnySource, kAnyTag));
     for (int i = 0; i < 30; ++i) {
       const bool any = rng() % 3 == 0;
       events.push_back(post(any ? kAnySource : static_cast<std::int32_t>(rng() % kRanks),
