@@ -24,7 +24,7 @@
 #include "mq/replay.hpp"
 #include "mq/report.hpp"
 #include "mq/vector_queue.hpp"
-#include "mq_events.hpp"
+#include "unit/mq/mq_events.hpp"
 
 namespace gc::mq {
 namespace {
