@@ -18,29 +18,27 @@ Why this cannot pass by accident: each case names the exact error text it
 expects (matched as a regular expression against the one error line), every
 case is run at every rank count, and the files are generated here, with
 their bad line numbers computed from how they were written, not taken from
-graphcomm. Standard library only; the project's code is not used.
+graphcomm. Standard library only; nothing of the project's is used but the
+way graphcomm is launched (runner.py).
 
 Usage: bad_input.py --graphcomm BIN [--ranks 1,2,3,4] [--jobs N] [--only SUBSTRING]
                     -- LAUNCHER...
 (the launcher, e.g. `scripts/gcrun --mpi openmpi`, is called with -np P).
 """
 
-import argparse
 import concurrent.futures
-import glob
 import gzip
 import json
 import os
 import random
 import re
-import signal
 import struct
-import subprocess
 import sys
-import tempfile
 import time
 
-ERROR_PREFIX = "graphcomm: error: "
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import runner  # noqa: E402
+
 RUN_TIMEOUT = 60  # seconds; graphcomm must have finished by then
 RANK_DIR = "np{np}"  # runs at different rank counts write into their own directory
 
@@ -392,74 +390,41 @@ def all_cases(tmp, rank_counts):
 # ---------------------------------------------------------------- running
 
 
-def run(cmd):
-    """Runs cmd in its own process group; returns (rc, stdout, stderr, seconds),
-    rc None on a timeout (the whole group is then terminated)."""
-    start = time.monotonic()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
-    try:
-        out, err = proc.communicate(timeout=RUN_TIMEOUT)
-        return proc.returncode, out, err, time.monotonic() - start
-    except subprocess.TimeoutExpired:
-        for sig, grace in ((signal.SIGTERM, 5), (signal.SIGKILL, 5)):
-            try:
-                os.killpg(proc.pid, sig)
-            except ProcessLookupError:
-                break
-            try:
-                out, err = proc.communicate(timeout=grace)
-                break
-            except subprocess.TimeoutExpired:
-                out, err = "", ""
-        return None, out, err, time.monotonic() - start
-
-
 def json_field(doc, dotted):
     for key in dotted.split("."):
         doc = doc.get(key) if isinstance(doc, dict) else None
     return doc
 
 
-def check(case, ranks, rc, err, json_path, output):
+def check(run, case, ranks, proc, json_path, output):
     """The contract for one run; returns a list of problems (empty: fine)."""
+    if case.expect is not None:
+        return run.refusal_problems(proc, case.expect, [output] if output else [])
+    if proc.returncode is None:
+        return [run.status(proc)]
     problems = []
-    if rc is None:
-        return [f"did not finish within {RUN_TIMEOUT} s (hang)"]
-    error_lines = [l for l in err.splitlines() if l.startswith(ERROR_PREFIX)]
-    if case.expect is None:
-        if rc != 0:
-            problems.append(f"exit status {rc}, expected success")
-        if error_lines:
-            problems.append(f"error lines on success: {error_lines}")
-        if json_path and not problems:
-            with open(json_path) as f:
-                doc = json.load(f)
-            for field, value in case.check_json.items():
-                if json_field(doc, field) != value:
-                    problems.append(f"{field} = {json_field(doc, field)!r}, expected {value!r}")
-            if doc.get("ranks") != ranks:
-                problems.append(f"ranks = {doc.get('ranks')!r}, expected {ranks}")
-    else:
-        if rc == 0:
-            problems.append("exit status 0, expected failure")
-        if len(error_lines) != 1:
-            problems.append(f"{len(error_lines)} lines start with '{ERROR_PREFIX}', expected 1")
-        elif not re.search(case.expect, error_lines[0][len(ERROR_PREFIX):]):
-            problems.append(f"error line does not match /{case.expect}/")
+    if proc.returncode != 0:
+        problems.append(f"exit status {proc.returncode}, expected success")
+    error_lines = runner.error_lines(proc.stderr)
+    if error_lines:
+        problems.append(f"error lines on success: {error_lines}")
+    if json_path and not problems:
+        with open(json_path) as f:
+            doc = json.load(f)
+        for field, value in case.check_json.items():
+            if json_field(doc, field) != value:
+                problems.append(f"{field} = {json_field(doc, field)!r}, expected {value!r}")
+        if doc.get("ranks") != ranks:
+            problems.append(f"ranks = {doc.get('ranks')!r}, expected {ranks}")
     if output:
-        leftovers = sorted(glob.glob(glob.escape(output) + ".tmp.*"))
-        exists = os.path.exists(output)
-        if case.expect is not None and exists:
-            problems.append(f"output {output} exists after a failure")
-        if case.expect is None and not exists:
+        if not os.path.exists(output):
             problems.append(f"output {output} missing after success")
-        if leftovers:
-            problems.append(f"temporary files left behind: {leftovers}")
+        if runner.temporaries(output):
+            problems.append(f"temporary files left behind: {runner.temporaries(output)}")
     return problems
 
 
-def run_case(case, ranks, launcher, graphcomm, tmp):
+def run_case(run, case, ranks, tmp):
     """Runs one case at one rank count; returns (report lines, seconds)."""
     args = [a.replace("{np}", str(ranks)) for a in case.args]
     output = case.output.replace("{np}", str(ranks)) if case.output else None
@@ -468,38 +433,35 @@ def run_case(case, ranks, launcher, graphcomm, tmp):
         json_path = os.path.join(tmp, "out", RANK_DIR.format(np=ranks),
                                  case.name.replace("/", "-") + ".json")
         args += ["--json", json_path]
-    rc, out, err, seconds = run(launcher + ["-np", str(ranks), graphcomm] + args)
-    problems = check(case, ranks, rc, err, json_path, output)
+    start = time.monotonic()
+    proc = run.run(args, ranks)
+    seconds = time.monotonic() - start
+    problems = check(run, case, ranks, proc, json_path, output)
     if not problems:
         return [], seconds
     report = [f"FAIL {case.name} np {ranks} ({seconds:.1f} s): graphcomm {' '.join(args)}"]
     report += [f"    {p}" for p in problems]
-    report += ["    --- stderr ---"] + [f"    | {l}" for l in err.splitlines()]
+    report += ["    --- stderr ---"] + [f"    | {l}" for l in proc.stderr.splitlines()]
     return report, seconds
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--graphcomm", required=True, help="the graphcomm executable")
+    parser = runner.parser(__doc__)
     parser.add_argument("--ranks", default="1,2,3,4", help="rank counts, comma separated")
     parser.add_argument("--jobs", type=int, default=2, help="graphcomm runs at a time")
     parser.add_argument("--only", default="", help="run only cases whose name contains this")
-    parser.add_argument("launcher", nargs=argparse.REMAINDER,
-                        help="-- then the MPI launcher command (called with -np P)")
-    args = parser.parse_args()
-    launcher = args.launcher[1:] if args.launcher[:1] == ["--"] else args.launcher
-    if not launcher:
-        parser.error("give the launcher after --")
+    args = runner.parse(parser)
+    run = runner.Runner(args.graphcomm, args.launcher, RUN_TIMEOUT)
     rank_counts = [int(x) for x in args.ranks.split(",")]
 
     start = time.monotonic()
     failed_cases = 0
-    with tempfile.TemporaryDirectory(prefix="gc-bad-input-") as tmp:
+    with runner.workdir("bad-input") as tmp:
         cases = [c for c in all_cases(tmp, rank_counts) if args.only in c.name]
         if not cases:
             parser.error(f"no case matches '{args.only}'")
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            futures = [[pool.submit(run_case, case, ranks, launcher, args.graphcomm, tmp)
+            futures = [[pool.submit(run_case, run, case, ranks, tmp)
                         for ranks in rank_counts] for case in cases]
             for case, runs in zip(cases, futures):
                 results = [f.result() for f in runs]
@@ -516,4 +478,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    runner.main(main)

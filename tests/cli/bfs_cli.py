@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """End-to-end test of `graphcomm bfs` at 1-4 ranks, checked by this script
-alone (standard library; graph files are parsed by recount.py, which imports
-nothing from the project):
+alone (standard library; graph files are parsed by recount.py, with none of
+the project's code):
 
   - `bfs --scale 10 --roots 4 --model all --json F --levels L` exits 0, prints
     one table row per configuration (every algorithm with every model of
@@ -22,20 +22,16 @@ nothing from the project):
 
     bfs_cli.py --graphcomm BIN [--dataset FILE.mtx.gz] [--ranks 1 2 3 4] -- LAUNCHER...
 """
-import argparse
 import collections
 import json
 import os
 import re
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import recount  # noqa: E402  (the independent reader)
+import runner  # noqa: E402
 
-RUN_TIMEOUT = 300
-ERROR_PREFIX = "graphcomm: error: "
 SEED = "1"
 ALGORITHMS = ["top-down", "direction-optimizing"]  # and replicated, which has no model
 BLOCK_KEYS = (["SCALE", "edgefactor", "NBFS", "graph_generation", "num_mpi_processes",
@@ -46,19 +42,6 @@ BLOCK_KEYS = (["SCALE", "edgefactor", "NBFS", "graph_generation", "num_mpi_proce
               + [f"{s}_TEPS" for s in ("min", "firstquartile", "median", "thirdquartile", "max")]
               + ["harmonic_mean_TEPS", "harmonic_stddev_TEPS"])
 NOT_VALID = "not a valid Graph500 run"
-
-
-def run(launcher, graphcomm, ranks, args):
-    cmd = launcher + ["-np", str(ranks), graphcomm] + args
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=RUN_TIMEOUT)
-    return proc, " ".join(["graphcomm"] + args)
-
-
-def run_ok(launcher, graphcomm, ranks, args):
-    proc, what = run(launcher, graphcomm, ranks, args)
-    if proc.returncode != 0:
-        raise AssertionError(f"{what} at {ranks} ranks: exit {proc.returncode}\n{proc.stderr}")
-    return proc.stdout
 
 
 def bfs_levels(g, root):
@@ -110,14 +93,13 @@ def table_rows(stdout):
     return rows
 
 
-def check_all_models(launcher, graphcomm, ranks, configurations, g, workdir):
+def check_all_models(run, ranks, configurations, g, workdir):
     """The --model all run at one rank count; returns (levels bytes, keys, nedge)."""
     where = f"bfs --scale 10 --model all at {ranks} ranks"
     json_path = os.path.join(workdir, f"all.np{ranks}.json")
     levels_path = os.path.join(workdir, f"all.np{ranks}.levels")
-    out = run_ok(launcher, graphcomm, ranks,
-                 ["bfs", "-q", "--scale", "10", "--seed", SEED, "--roots", "4", "--model", "all",
-                  "--json", json_path, "--levels", levels_path])
+    out = run.ok(["bfs", "-q", "--scale", "10", "--seed", SEED, "--roots", "4", "--model", "all",
+                  "--json", json_path, "--levels", levels_path], ranks)
     rows = table_rows(out)
     assert set(rows) == set(configurations), \
         f"{where}: table rows {sorted(rows)}, expected {sorted(configurations)}"
@@ -162,12 +144,11 @@ def check_all_models(launcher, graphcomm, ranks, configurations, g, workdir):
         return f.read(), keys, nedge
 
 
-def check_block(launcher, graphcomm, ranks, roots):
+def check_block(run, ranks, roots):
     """The Graph500 output block of one configuration."""
     where = f"bfs --scale 10 --roots {roots} --algorithm replicated at {ranks} ranks"
-    out = run_ok(launcher, graphcomm, ranks,
-                 ["bfs", "-q", "--scale", "10", "--seed", SEED, "--roots", str(roots),
-                  "--algorithm", "replicated"])
+    out = run.ok(["bfs", "-q", "--scale", "10", "--seed", SEED, "--roots", str(roots),
+                  "--algorithm", "replicated"], ranks)
     block = {}
     for line in out.splitlines():
         m = re.match(r"^([A-Za-z_]+): (\S+)$", line)
@@ -191,7 +172,7 @@ def check_block(launcher, graphcomm, ranks, roots):
         f"{where}: the '{NOT_VALID}' note is {'missing' if roots < 64 else 'there'}"
 
 
-def check_bad_input(launcher, graphcomm, ranks, isolated, workdir):
+def check_bad_input(run, ranks, isolated, workdir):
     cases = [
         (["--scale", "10", "--root", "1024"], r"--root 1024 is not a vertex"),
         (["--scale", "10", "--root", str(isolated)], rf"--root {isolated} has no edges"),
@@ -201,23 +182,19 @@ def check_bad_input(launcher, graphcomm, ranks, isolated, workdir):
     ]
     for args, expect in cases:
         json_path = os.path.join(workdir, f"bad.np{ranks}.json")
-        proc, what = run(launcher, graphcomm, ranks,
-                         ["bfs", "-q", "--seed", SEED] + args + ["--json", json_path])
-        where = f"{what} at {ranks} ranks"
-        errors = [l for l in proc.stderr.splitlines() if l.startswith(ERROR_PREFIX)]
+        args = ["bfs", "-q", "--seed", SEED] + args + ["--json", json_path]
+        proc = run.refused(args, expect, ranks=ranks)
+        where = run.what(args, ranks)
         usage = "needs --scale" in expect
+        assert proc.returncode == 2 or not usage, f"{where}: exit {proc.returncode}"
         hint = ["Run with --help for more information."] if usage else []
         others = [l for l in proc.stderr.splitlines()
-                  if l.strip() and l not in errors and l not in hint]
-        assert proc.returncode == 2 if usage else proc.returncode != 0, \
-            f"{where}: exit {proc.returncode}"
-        assert len(errors) == 1, f"{where}: {len(errors)} error lines:\n{proc.stderr}"
+                  if l.strip() and l not in runner.error_lines(proc.stderr) and l not in hint]
         assert not others, f"{where}: more than the error line on stderr (-q):\n{proc.stderr}"
-        assert re.search(expect, errors[0]), f"{where}: error line {errors[0]!r} not /{expect}/"
         assert not os.path.exists(json_path), f"{where}: --json file written on failure"
 
 
-def check_dataset(launcher, graphcomm, ranks_list, path, workdir):
+def check_dataset(run, ranks_list, path, workdir):
     """--graph FILE --root 0 --levels: a BFS from the file's first vertex."""
     g = recount.Graph(recount.read_graph(path))
     expected = bfs_levels(g, 0)
@@ -225,9 +202,8 @@ def check_dataset(launcher, graphcomm, ranks_list, path, workdir):
     for ranks in ranks_list:
         where = f"bfs --graph {os.path.basename(path)} --root 0 at {ranks} ranks"
         levels_path = os.path.join(workdir, f"dataset.np{ranks}.levels")
-        out = run_ok(launcher, graphcomm, ranks,
-                     ["bfs", "-q", "--graph", path, "--root", "0", "--model", "all",
-                      "--levels", levels_path])
+        out = run.ok(["bfs", "-q", "--graph", path, "--root", "0", "--model", "all",
+                      "--levels", levels_path], ranks)
         rows = table_rows(out)
         assert rows and all(f[-1] == "OK" for f in rows.values()), f"{where}: {rows}"
         compare_levels(expected, read_levels(levels_path, where), where)
@@ -240,22 +216,19 @@ def check_dataset(launcher, graphcomm, ranks_list, path, workdir):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--graphcomm", required=True)
+    ap = runner.parser(__doc__)
     ap.add_argument("--dataset", help="a real graph for the --root 0 --levels check")
     ap.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 3, 4])
     ap.add_argument("--models", nargs="+", required=True,
                     help="the exchange models this build has (from CMake)")
-    ap.add_argument("launcher", nargs="+")
-    args = ap.parse_args()
+    args = runner.parse(ap)
+    run = runner.Runner(args.graphcomm, args.launcher)
 
     models = args.models
     configurations = [f"{a}/{m}" for a in ALGORITHMS for m in models] + ["replicated"]
-    with tempfile.TemporaryDirectory(prefix="gc-bfs-cli-") as workdir:
+    with runner.workdir("bfs-cli") as workdir:
         el = os.path.join(workdir, "rmat10.el")
-        run_ok(args.launcher, args.graphcomm, 1,
-               ["graph", "convert", "-q", "--graph", "rmat:10,ef=16", "--seed", SEED,
+        run.ok(["graph", "convert", "-q", "--graph", "rmat:10,ef=16", "--seed", SEED,
                 "--output", el])
         g = recount.Graph(recount.read_graph(el))
         degree = collections.Counter()
@@ -266,8 +239,7 @@ def main():
 
         reference = None
         for ranks in args.ranks:
-            levels, keys, nedge = check_all_models(args.launcher, args.graphcomm, ranks,
-                                                   configurations, g, workdir)
+            levels, keys, nedge = check_all_models(run, ranks, configurations, g, workdir)
             if reference is None:
                 reference = (levels, keys, nedge)
                 reached = levels.count(b"\n")
@@ -277,18 +249,14 @@ def main():
                 assert levels == reference[0], f"{ranks} ranks: --levels differs from {args.ranks[0]}"
                 assert keys == reference[1], f"{ranks} ranks: keys {keys} != {reference[1]}"
                 assert nedge == reference[2], f"{ranks} ranks: nedge {nedge} != {reference[2]}"
-            check_block(args.launcher, args.graphcomm, ranks, 4)
-            check_bad_input(args.launcher, args.graphcomm, ranks, isolated, workdir)
-        check_block(args.launcher, args.graphcomm, args.ranks[-1], 64)
+            check_block(run, ranks, 4)
+            check_bad_input(run, ranks, isolated, workdir)
+        check_block(run, args.ranks[-1], 64)
         print(f"same levels, keys and nedge at ranks {args.ranks}; output block and bad input OK")
         if args.dataset:
-            check_dataset(args.launcher, args.graphcomm, args.ranks, args.dataset, workdir)
+            check_dataset(run, args.ranks, args.dataset, workdir)
     return 0
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except AssertionError as e:
-        print(f"FAIL: {e}", file=sys.stderr)
-        sys.exit(1)
+    runner.main(main)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """End-to-end test of `graphcomm match` on one graph at 1-4 ranks, checked by
-this script alone (standard library; the file is parsed by recount.py, which
-imports nothing from the project):
+this script alone (standard library; the file is parsed by recount.py, with
+none of the project's code):
 
   - the --mates file of every model at every rank count is the same matching,
     for the locally dominant algorithm (each model's run) and for Suitor (one
@@ -17,29 +17,23 @@ imports nothing from the project):
 
     match_cli.py --graphcomm BIN --graph FILE [--models M...] -- LAUNCHER...
 """
-import argparse
 import json
 import os
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import recount  # noqa: E402  (the independent reader)
+import runner  # noqa: E402
 
 MODELS = ["nsr", "rma", "ncl"]  # the default; ctest passes every model of the build
-RUN_TIMEOUT = 300
 
 
-def run(launcher, graphcomm, graph, ranks, algorithm, model, workdir, extra=()):
+def match(run, graph, ranks, algorithm, model, workdir, extra=()):
     tag = f"{algorithm}.{model}.np{ranks}"
     files = {k: os.path.join(workdir, f"{k}.{tag}") for k in ("json", "mates", "matrix")}
-    cmd = launcher + ["-np", str(ranks), graphcomm, "match", "-q", "--graph", graph,
-                      "--algorithm", algorithm, "--model", model, "--check", "--json", files["json"],
-                      "--mates", files["mates"], "--comm-matrix", files["matrix"], *extra]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=RUN_TIMEOUT)
-    if proc.returncode != 0:
-        raise AssertionError(f"exit {proc.returncode}: {' '.join(cmd)}\n{proc.stderr}")
+    run.ok(["match", "-q", "--graph", graph, "--algorithm", algorithm, "--model", model, "--check",
+            "--json", files["json"], "--mates", files["mates"], "--comm-matrix", files["matrix"],
+            *extra], ranks)
     with open(files["json"]) as f:
         doc = json.load(f)
     with open(files["matrix"]) as f:
@@ -85,13 +79,12 @@ def check_counts(doc, matrix, ranks, where):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--graphcomm", required=True)
+    ap = runner.parser(__doc__)
     ap.add_argument("--graph", required=True)
     ap.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 3, 4])
     ap.add_argument("--models", nargs="+", default=MODELS)
-    ap.add_argument("launcher", nargs="+")
-    args = ap.parse_args()
+    args = runner.parse(ap)
+    run = runner.Runner(args.graphcomm, args.launcher)
 
     g = recount.Graph(recount.read_graph(args.graph))
     reference = None
@@ -115,13 +108,12 @@ def main():
             assert abs(r["weight"] - figures[1]) <= 1e-9 * max(1.0, abs(figures[1])), \
                 f"{at}: weight {r['weight']} != {figures[1]}"
 
-    with tempfile.TemporaryDirectory() as workdir:
+    with runner.workdir("match-cli") as workdir:
         for ranks in args.ranks:
             # Each model: both algorithms, the mates the first's (ld).
             for model in args.models:
                 where = f"{os.path.basename(args.graph)} at {ranks} ranks, {model}"
-                doc, matrix, pairs = run(args.launcher, args.graphcomm, args.graph, ranks, "all",
-                                         model, workdir)
+                doc, matrix, pairs = match(run, args.graph, ranks, "all", model, workdir)
                 check_counts(doc, matrix, ranks, where)
                 assert [r["algorithm"] for r in doc["runs"]] == ["ld", "suitor"], \
                     f"{where}: runs {[r['algorithm'] for r in doc['runs']]}"
@@ -129,8 +121,8 @@ def main():
             # Suitor's own mates, and every model in one run, with the
             # exchange's buffers bounded to one message per neighbour and round.
             where = f"{os.path.basename(args.graph)} at {ranks} ranks, suitor, --round-messages 1"
-            doc, matrix, pairs = run(args.launcher, args.graphcomm, args.graph, ranks, "suitor",
-                                     "all", workdir, ["--round-messages", "1"])
+            doc, matrix, pairs = match(run, args.graph, ranks, "suitor", "all", workdir,
+                                       ["--round-messages", "1"])
             check_counts(doc, matrix, ranks, where)
             assert doc["round_messages"] == 1, f"{where}: round_messages {doc['round_messages']}"
             for r in doc["runs"]:
@@ -143,8 +135,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except AssertionError as e:
-        print(f"FAIL: {e}", file=sys.stderr)
-        sys.exit(1)
+    runner.main(main)

@@ -28,55 +28,27 @@ only what graphcomm prints and writes as text and JSON):
 
     mq_cli.py --graphcomm BIN [--factor 3] -- LAUNCHER...
 """
-import argparse
 import collections
 import glob
 import json
 import os
 import re
 import shutil
-import subprocess
 import sys
-import tempfile
 
-RUN_TIMEOUT = 300
-ERROR_PREFIX = "graphcomm: error: "
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import runner  # noqa: E402
+
 ENGINES = ["linked-list", "rank-array", "bins", "hash", "vectors", "partner-static",
            "partner-dynamic", "partner-vectors"]
 PROFILED = ["partner-static", "partner-vectors"]  # the engines that take --profile
 
 
-class Runner:
-    def __init__(self, graphcomm, launcher):
-        self.graphcomm, self.launcher = graphcomm, launcher
-
-    def run(self, args, ranks=1, direct=False):
-        cmd = ([] if direct else self.launcher + ["-np", str(ranks)]) + [self.graphcomm] + args
-        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=RUN_TIMEOUT, env=env)
-        return proc, "graphcomm " + " ".join(args)
-
-    def ok(self, args, **kw):
-        proc, what = self.run(args, **kw)
-        if proc.returncode != 0:
-            raise AssertionError(f"{what}: exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
-        errors = [l for l in proc.stderr.splitlines() if l.startswith(ERROR_PREFIX)]
-        assert not errors, f"{what}: error lines on success: {errors}"
-        return proc.stdout
-
+class Runner(runner.Runner):
     def bad(self, args, expect, outputs=(), **kw):
         """One error line matching `expect`, non-zero exit, no output left."""
-        proc, what = self.run(args, **kw)
-        assert proc.returncode != 0, f"{what}: exit 0, expected a failure"
-        lines = [l for l in proc.stderr.splitlines() if l.startswith(ERROR_PREFIX)]
-        assert len(lines) == 1, f"{what}: {len(lines)} error lines, expected 1:\n{proc.stderr}"
-        assert re.search(expect, lines[0][len(ERROR_PREFIX):]), \
-            f"{what}: error line '{lines[0]}' does not match /{expect}/"
-        for out in outputs:
-            assert not os.path.exists(out), f"{what}: {out} exists after a failure"
-            left = glob.glob(glob.escape(out) + ".tmp.*")
-            assert not left, f"{what}: temporary files left: {left}"
-        print(f"ok   bad input: {what} -> {lines[0]}")
+        proc = self.refused(args, expect, outputs, **kw)
+        print(f"ok   bad input: {self.what(args, **kw)} -> {runner.error_lines(proc.stderr)[0]}")
 
 
 def read_matches(path):
@@ -324,18 +296,12 @@ def test_bad_input(run, tmp, trace, profile):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--graphcomm", required=True)
+    ap = runner.parser(__doc__)
     ap.add_argument("--factor", type=float, default=3.0,
                     help="partner engines' mean UMQ search at least this many times shorter")
-    ap.add_argument("launcher", nargs=argparse.REMAINDER)
-    args = ap.parse_args()
-    launcher = args.launcher[1:] if args.launcher[:1] == ["--"] else args.launcher
-    if not launcher:
-        ap.error("give the launcher after --")
-    run = Runner(args.graphcomm, launcher)
-    with tempfile.TemporaryDirectory(prefix="gc-mq-cli-") as tmp:
+    args = runner.parse(ap)
+    run = Runner(args.graphcomm, args.launcher, strict=True)
+    with runner.workdir("mq-cli") as tmp:
         trace, profile = test_many_to_one(run, tmp, args.factor)
         test_depth(run, tmp)
         wild = test_wildcard(run, tmp)
@@ -346,8 +312,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except AssertionError as e:
-        print(f"FAIL: {e}", file=sys.stderr)
-        sys.exit(1)
+    runner.main(main)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """End-to-end test of --reorder rcm and --partition scotch|metis on one real
 graph at 1-4 ranks, checked by this script alone (standard library; the graph
-file is parsed by recount.py, which imports nothing from the project):
+file is parsed by recount.py, with none of the project's code):
 
   - `graph convert --permutation` writes a bijection of 0..n-1 (input id ->
     new id), and the written graph is the input, in the input's ids;
@@ -19,29 +19,17 @@ file is parsed by recount.py, which imports nothing from the project):
 
     order_cli.py --graphcomm BIN --graph FILE --orderings rcm,scotch,metis -- LAUNCHER...
 """
-import argparse
 import json
 import os
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import recount  # noqa: E402  (the independent reader)
-
-RUN_TIMEOUT = 300
+import runner  # noqa: E402
 
 
 def option(ordering):
     return ["--reorder", ordering] if ordering == "rcm" else ["--partition", ordering]
-
-
-def run(launcher, ranks, args, where):
-    cmd = launcher + ["-np", str(ranks)] + args
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=RUN_TIMEOUT)
-    if proc.returncode != 0:
-        raise AssertionError(f"{where}: exit {proc.returncode}: {' '.join(cmd)}\n{proc.stderr}")
-    return proc
 
 
 def read_pairs(path):
@@ -87,37 +75,32 @@ def check_stats(g, whole, doc, perm, ranks, block_ranges, where, parts=0):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--graphcomm", required=True)
+    parser = runner.parser(__doc__)
     parser.add_argument("--graph", required=True)
     parser.add_argument("--orderings", default="rcm,scotch,metis")
     parser.add_argument("--ranks", default="1,2,3,4")
-    parser.add_argument("launcher", nargs=argparse.REMAINDER)
-    args = parser.parse_args()
-    launcher = args.launcher[1:] if args.launcher[:1] == ["--"] else args.launcher
-    if not launcher:
-        parser.error("give the launcher after --")
-    bc = args.graphcomm
+    args = runner.parse(parser)
+    run = runner.Runner(args.graphcomm, args.launcher)
     g = recount.Graph(recount.read_graph(args.graph))
     whole = recount.graph_figures(g)
     root = max(range(g.n), key=lambda v: g.degree[v])
     print(f"order_cli {os.path.basename(args.graph)}: |V| = {g.n}, |E| = {len(g.edges)}")
 
     four_rank_ranges, part_ranges = {}, {}  # rcm: ranges of 4 ranks, of --parts 4
-    with tempfile.TemporaryDirectory(prefix="gc-order-") as w:
+    with runner.workdir("order") as w:
         for ranks in (int(x) for x in args.ranks.split(",")):
             base_mates, base_levels = f"{w}/mates.np{ranks}", f"{w}/levels.np{ranks}"
-            run(launcher, ranks, [bc, "match", "-q", "--graph", args.graph, "--check",
-                                  "--mates", base_mates], f"np {ranks} block match")
-            run(launcher, ranks, [bc, "bfs", "-q", "--graph", args.graph, "--root", str(root),
-                                  "--levels", base_levels], f"np {ranks} block bfs")
+            run.ok(["match", "-q", "--graph", args.graph, "--check", "--mates", base_mates], ranks,
+                   where=f"np {ranks} block match")
+            run.ok(["bfs", "-q", "--graph", args.graph, "--root", str(root), "--levels",
+                    base_levels], ranks, where=f"np {ranks} block bfs")
             for ordering in args.orderings.split(","):
                 for dist in ("block", "edges"):
                     where = f"np {ranks} {ordering} {dist}"
                     common = ["--graph", args.graph, "--distribution", dist] + option(ordering)
                     perm_file, out = f"{w}/perm", f"{w}/out.mtx"
-                    run(launcher, ranks, [bc, "graph", "convert", "-q", "--output", out,
-                                          "--permutation", perm_file] + common, where)
+                    run.ok(["graph", "convert", "-q", "--output", out, "--permutation",
+                            perm_file] + common, ranks, where=where)
                     pairs = read_pairs(perm_file)
                     assert [p[0] for p in pairs] == list(range(g.n)), f"{where}: input ids"
                     perm = [p[1] for p in pairs]
@@ -125,8 +108,7 @@ def main():
                     written = recount.Graph(recount.read_graph(out))
                     assert set(written.edges) == set(g.edges), f"{where}: converted graph differs"
                     stats = f"{w}/stats.json"
-                    run(launcher, ranks, [bc, "graph", "stats", "-q", "--json", stats] + common,
-                        where)
+                    run.ok(["graph", "stats", "-q", "--json", stats] + common, ranks, where=where)
                     with open(stats) as f:
                         doc = json.load(f)
                     check_stats(g, whole, doc, perm, ranks,
@@ -135,8 +117,8 @@ def main():
                         ranges = [row["owned_vertices"] for row in doc["distribution"]["per_rank"]]
                         if ranks == 4:
                             four_rank_ranges[dist] = ranges
-                        run(launcher, ranks, [bc, "graph", "stats", "-q", "--json", stats,
-                                              "--parts", "4"] + common, where + " --parts 4")
+                        run.ok(["graph", "stats", "-q", "--json", stats, "--parts", "4"] + common,
+                               ranks, where=where + " --parts 4")
                         with open(stats) as f:
                             doc = json.load(f)
                         part_ranges[(ranks, dist)] = [
@@ -144,13 +126,13 @@ def main():
                         check_stats(g, whole, doc, perm, ranks, dist == "block",
                                     where + " --parts 4", parts=4)
                     mates = f"{w}/mates"
-                    run(launcher, ranks, [bc, "match", "-q", "--check", "--mates", mates] + common,
-                        where)
+                    run.ok(["match", "-q", "--check", "--mates", mates] + common, ranks,
+                           where=where)
                     assert read_pairs(mates) == read_pairs(base_mates), f"{where}: mates differ"
                     levels = f"{w}/levels"
-                    proc = run(launcher, ranks, [bc, "bfs", "--root", str(root), "--levels",
-                                                 levels] + common, where)
-                    assert "FAIL" not in proc.stdout, f"{where}: {proc.stdout}"
+                    out = run.ok(["bfs", "--root", str(root), "--levels", levels] + common,
+                                 ranks, where=where)
+                    assert "FAIL" not in out, f"{where}: {out}"
                     assert read_pairs(levels) == read_pairs(base_levels), f"{where}: levels differ"
             print(f"  np {ranks}: ok ({args.orderings} x block, edges)")
     for (ranks, dist), ranges in part_ranges.items():
@@ -161,8 +143,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except AssertionError as e:
-        print(f"FAIL: {e}", file=sys.stderr)
-        sys.exit(1)
+    runner.main(main)

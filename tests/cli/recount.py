@@ -12,8 +12,9 @@ runs graphcomm at each P and compares every figure (integers exactly, floats to
 ranks and compares the per-part figures with the recount's for K ranks. Any difference is printed as `FIELD: recount X, graphcomm Y`
 and the script exits 1.
 
-Why it is independent: it imports nothing from the project and reads no
-project output except the JSON under test. The file is parsed here with gzip
+Why it is independent: it imports nothing from the project but the way
+graphcomm is launched (runner.py) and reads no project output except the
+JSON under test. The file is parsed here with gzip
 and plain Python; the distribution, ghosts and process graph are derived
 directly from their definitions (an edge list and a vertex -> rank map), not
 from CSR arrays or the program's formulas (e.g. |E'| is counted as internal
@@ -32,20 +33,19 @@ Usage: recount.py --graphcomm BIN --graph FILE [--ranks 1,2,3,4] [--parts K] -- 
 (the launcher, e.g. `scripts/gcrun --mpi openmpi`, is called with -np P).
 """
 
-import argparse
 import gzip
 import json
 import math
 import os
-import subprocess
 import sys
-import tempfile
 import time
 from fractions import Fraction
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import runner  # noqa: E402
+
 ID_BITS = 40  # an undirected edge {a < b} is the integer a << ID_BITS | b
 ID_MASK = (1 << ID_BITS) - 1
-RUN_TIMEOUT = 300  # seconds for one graphcomm run
 
 
 # ---------------------------------------------------------------- parsing
@@ -279,26 +279,22 @@ def compare(expected, got, where, diffs):
         diffs.append(f"{where}: recount {expected!r}, graphcomm {got!r}")
 
 
-def run_graphcomm(launcher, graphcomm, path, ranks, workdir, parts=0):
+def run_graphcomm(run, path, ranks, workdir, parts=0):
     out = os.path.join(workdir, f"stats.np{ranks}.parts{parts}.json")
-    cmd = launcher + ["-np", str(ranks), graphcomm, "graph", "stats", "--graph", path,
-                      "--distribution", "block", "--json", out, "-q"]
+    args = ["graph", "stats", "--graph", path, "--distribution", "block", "--json", out, "-q"]
     if parts:
-        cmd += ["--parts", str(parts)]
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=RUN_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        return None, f"timed out after {RUN_TIMEOUT} s: {' '.join(cmd)}"
+        args += ["--parts", str(parts)]
+    proc = run.run(args, ranks)
     if proc.returncode != 0:
-        return None, f"exit {proc.returncode}: {' '.join(cmd)}\n{proc.stderr}"
+        return None, f"{run.status(proc)}: {' '.join(proc.args)}\n{proc.stderr}"
     with open(out) as f:
         return json.load(f), None
 
 
-def check_ranks(launcher, graphcomm, path, g, whole, ranks, workdir, parts=0):
+def check_ranks(run, path, g, whole, ranks, workdir, parts=0):
     """Runs graphcomm at `ranks` (figures for `parts` parts when non-zero)
     and returns the list of differences."""
-    doc, error = run_graphcomm(launcher, graphcomm, path, ranks, workdir, parts)
+    doc, error = run_graphcomm(run, path, ranks, workdir, parts)
     if error:
         return [error]
     expected = {"ranks": ranks, "input": {"entries": g.entries}, "graph": whole}
@@ -312,18 +308,13 @@ def check_ranks(launcher, graphcomm, path, g, whole, ranks, workdir, parts=0):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--graphcomm", required=True, help="the graphcomm executable")
+    parser = runner.parser(__doc__)
     parser.add_argument("--graph", required=True, help="the graph file")
     parser.add_argument("--ranks", default="1,2,3,4", help="rank counts, comma separated")
     parser.add_argument("--parts", type=int, default=0,
                         help="also check `--parts K` figures at 2 and 3 ranks")
-    parser.add_argument("launcher", nargs=argparse.REMAINDER,
-                        help="-- then the MPI launcher command (called with -np P)")
-    args = parser.parse_args()
-    launcher = args.launcher[1:] if args.launcher[:1] == ["--"] else args.launcher
-    if not launcher:
-        parser.error("give the launcher after --")
+    args = runner.parse(parser)
+    run = runner.Runner(args.graphcomm, args.launcher)
 
     start = time.monotonic()
     g = Graph(read_graph(args.graph))
@@ -332,12 +323,11 @@ def main():
           f"{g.entries} entries ({time.monotonic() - start:.1f} s)")
 
     failed = False
-    with tempfile.TemporaryDirectory(prefix="gc-recount-") as workdir:
+    with runner.workdir("recount") as workdir:
         runs = [(int(x), 0) for x in args.ranks.split(",")]
         runs += [(ranks, args.parts) for ranks in (2, 3) if args.parts]
         for ranks, parts in runs:
-            diffs = check_ranks(launcher, args.graphcomm, args.graph, g, whole, ranks, workdir,
-                                parts)
+            diffs = check_ranks(run, args.graph, g, whole, ranks, workdir, parts)
             status = "ok" if not diffs else f"{len(diffs)} MISMATCHES"
             print(f"  np {ranks}{f' --parts {parts}' if parts else ''}: {status}")
             for d in diffs:
@@ -349,4 +339,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    runner.main(main)

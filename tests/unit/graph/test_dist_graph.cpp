@@ -18,7 +18,7 @@
 #include "graph/generators.hpp"
 #include "graph/ghost_index.hpp"
 #include "graph/stats.hpp"
-#include "graph_checks.hpp"
+#include "unit/graph/graph_checks.hpp"
 
 namespace gc {
 namespace {

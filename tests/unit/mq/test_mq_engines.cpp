@@ -22,7 +22,7 @@
 #include "mq/queue.hpp"
 #include "mq/replay.hpp"
 #include "mq/vector_queue.hpp"
-#include "mq_events.hpp"
+#include "unit/mq/mq_events.hpp"
 
 namespace gc::mq {
 namespace {

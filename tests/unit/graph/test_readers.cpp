@@ -19,7 +19,7 @@
 #include "core/output.hpp"
 #include "core/rng.hpp"
 #include "graph/spec.hpp"
-#include "graph_checks.hpp"
+#include "unit/graph/graph_checks.hpp"
 
 namespace gc {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "mq/engine.hpp"
 #include "mq/replay.hpp"
-#include "mq_events.hpp"
+#include "unit/mq/mq_events.hpp"
 
 namespace gc::mq {
 namespace {

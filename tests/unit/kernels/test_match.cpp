@@ -15,9 +15,9 @@
 #include "comm/models.hpp"
 #include "graph/build.hpp"
 #include "graph/spec.hpp"
-#include "graph_checks.hpp"
 #include "kernels/match/edge_order.hpp"
 #include "kernels/match/match.hpp"
+#include "unit/graph/graph_checks.hpp"
 
 namespace gc {
 namespace {

@@ -8,7 +8,7 @@
 #include "core/error.hpp"
 #include "mq/engine.hpp"
 #include "mq/report.hpp"
-#include "mq_events.hpp"
+#include "unit/mq/mq_events.hpp"
 
 namespace gc::mq {
 namespace {

@@ -19,7 +19,7 @@
 #include "graph/generators.hpp"
 #include "graph/spec.hpp"
 #include "graph/write_text.hpp"
-#include "graph_checks.hpp"
+#include "unit/graph/graph_checks.hpp"
 
 namespace gc {
 namespace {

@@ -20,7 +20,7 @@
 #include "graph/build.hpp"
 #include "graph/generators.hpp"
 #include "graph/spec.hpp"
-#include "graph_checks.hpp"
+#include "unit/graph/graph_checks.hpp"
 
 namespace gc {
 namespace {

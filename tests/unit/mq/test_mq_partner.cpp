@@ -1,166 +1,33 @@
 // mq/ partner engines (Ghazimirsaeed, Mirsadeghi and Afsahi, "Communication-
-// aware message matching in MPI", CCPE 2018): the row-displacement perfect
-// hash, the edge-point metrics, the profile file and what its counts mean,
-// and partner-static, partner-vectors (every SIMD level the CPU has, widths
-// 16 and 8) and partner-dynamic equal to linked-list (matches, probes, queue
-// lengths) on random workloads, at their threshold and cap boundaries, with
-// wildcards and many partners, and far shorter searches than linked-list
-// when a few sources dominate.
+// aware message matching in MPI", CCPE 2018): partner-static, partner-vectors
+// (every SIMD level the CPU has, widths 16 and 8) and partner-dynamic equal
+// to linked-list (matches, probes, queue lengths) on random workloads, at
+// their threshold and cap boundaries, with wildcards and many partners, and
+// far shorter searches than linked-list when a few sources dominate. Their
+// parts have suites of their own: the perfect hash that finds a partner's
+// queue (test_mq_perfect_hash.cpp), and the partner choice and the profile
+// (test_mq_profile.cpp).
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <random>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "mq/engine.hpp"
-#include "mq/perfect_hash.hpp"
 #include "mq/profile.hpp"
 #include "mq/replay.hpp"
-#include "mq/report.hpp"
 #include "mq/vector_queue.hpp"
-#include "mq_events.hpp"
+#include "unit/mq/mq_events.hpp"
 
 namespace gc::mq {
 namespace {
 
-// ---------------------------------------------------------------------------
-// Perfect hash
-
-void expect_perfect(const std::vector<std::uint32_t>& keys, std::uint32_t universe,
-                    std::mt19937_64& rng) {
-  const PerfectHash hash(keys, universe);
-  ASSERT_EQ(hash.size(), keys.size());
-  for (std::size_t i = 0; i < keys.size(); ++i)
-    ASSERT_EQ(hash.lookup(keys[i]), static_cast<std::int32_t>(i)) << "key " << keys[i];
-  // Non-keys miss: random ones, neighbours of keys, and keys past the universe.
-  std::vector<std::uint32_t> sorted = keys;
-  std::sort(sorted.begin(), sorted.end());
-  auto is_key = [&](std::uint32_t k) {
-    return std::binary_search(sorted.begin(), sorted.end(), k);
-  };
-  for (int i = 0; i < 200; ++i) {
-    const auto k = static_cast<std::uint32_t>(rng() % (std::uint64_t{universe} + 64));
-    if (!is_key(k)) {
-      ASSERT_EQ(hash.lookup(k), -1) << "non-key " << k;
-    }
-  }
-  for (std::uint32_t k : keys)
-    for (std::uint32_t n : {k - 1, k + 1, k + hash.width(), k - hash.width()})
-      if (!is_key(n)) {
-        ASSERT_EQ(hash.lookup(n), -1) << "non-key " << n;
-      }
-  ASSERT_EQ(hash.lookup(~std::uint32_t{0}), -1);
-  // Collapsed: about one slot per key plus one row, never the universe.
-  EXPECT_LE(hash.table_slots(), 2 * keys.size() + 2 * hash.width())
-      << keys.size() << " keys in [0, " << universe << ")";
-}
-
-TEST(PerfectHash, CollisionFreeOnRandomKeySets) {
-  std::mt19937_64 rng(7);
-  int sets = 0;
-  for (std::uint32_t size : {1u, 2u, 3u, 7u, 31u, 100u, 333u, 1000u, 2000u}) {
-    for (std::uint32_t universe : {1u << 4, 1u << 10, 1u << 12, 1u << 16, 1u << 20, 4099u}) {
-      if (size > universe) continue;
-      for (int repeat = 0; repeat < 4; ++repeat) {
-        std::vector<std::uint32_t> keys;
-        if (repeat == 3 && size <= universe / 4) {
-          // Clustered: one dense run of ranks (fills whole rows).
-          const auto start = static_cast<std::uint32_t>(rng() % (universe - size + 1));
-          for (std::uint32_t k = 0; k < size; ++k) keys.push_back(start + k);
-        } else {
-          std::vector<bool> taken(universe, false);
-          while (keys.size() < size) {
-            const auto k = static_cast<std::uint32_t>(rng() % universe);
-            if (!taken[k]) {
-              taken[k] = true;
-              keys.push_back(k);
-            }
-          }
-        }
-        SCOPED_TRACE(fmt::format("{} keys in [0, {}), repeat {}", size, universe, repeat));
-        expect_perfect(keys, universe, rng);
-        ++sets;
-      }
-    }
-  }
-  EXPECT_GT(sets, 150);
-}
-
-TEST(PerfectHash, WholeUniverseAndEdgeCases) {
-  std::mt19937_64 rng(11);
-  std::vector<std::uint32_t> all(1000);
-  for (std::uint32_t k = 0; k < 1000; ++k) all[k] = 999 - k;
-  expect_perfect(all, 1000, rng);
-  expect_perfect({0}, 1, rng);
-  expect_perfect({5}, 1, rng);  // a key past the universe widens it
-  const PerfectHash empty;
-  EXPECT_EQ(empty.lookup(0), -1);
-  EXPECT_EQ(empty.lookup(12345), -1);
-  const PerfectHash none({}, 1 << 20);
-  EXPECT_EQ(none.lookup(0), -1);
-  EXPECT_LT(none.memory_bytes(), 256u);
-  // The paper's layout: m = ceil(sqrt(U)) columns.
-  EXPECT_EQ(PerfectHash({3}, 100).width(), 10u);
-  EXPECT_EQ(PerfectHash({3}, 101).width(), 11u);
-  EXPECT_EQ(PerfectHash({3}, 1u << 20).width(), 1024u);
-}
-
-// The lookup divides by m with a 64-bit reciprocal: exact for every key,
-// whatever m (small, prime, square, power of two, the largest).
-TEST(PerfectHash, ReciprocalDivisionAtEveryWidth) {
-  std::mt19937_64 rng(13);
-  for (std::uint32_t universe :
-       {1u,    2u,    3u,    4u,    5u,     15u,    16u,    17u,      63u,         64u,        65u,
-        1000u, 4095u, 4096u, 4097u, 65535u, 65536u, 65537u, 1u << 24, 0xFFFF0000u, 0xFFFFFFF0u}) {
-    SCOPED_TRACE(universe);
-    std::vector<std::uint32_t> keys{0, universe - 1};
-    if (universe > 2) keys.push_back(universe / 2);
-    for (int i = 0; i < 20 && universe > 64; ++i) {
-      const auto k = static_cast<std::uint32_t>(rng() % universe);
-      if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
-    }
-    if (universe == 1) keys = {0};
-    const PerfectHash hash(keys, universe);
-    for (std::size_t i = 0; i < keys.size(); ++i)
-      ASSERT_EQ(hash.lookup(keys[i]), static_cast<std::int32_t>(i)) << "key " << keys[i];
-    // Every key of the first rows, and around every key (row boundaries included).
-    const std::uint64_t m = hash.width();
-    auto is_key = [&](std::uint64_t k) {
-      return std::find(keys.begin(), keys.end(), k) != keys.end();
-    };
-    for (std::uint64_t k = 0; k < std::min<std::uint64_t>(universe, 4 * m + 3); ++k) {
-      if (!is_key(k)) {
-        ASSERT_EQ(hash.lookup(static_cast<std::uint32_t>(k)), -1) << "non-key " << k;
-      }
-    }
-    for (std::uint32_t key : keys)
-      for (std::uint64_t d : {std::uint64_t{1}, m - 1, m, m + 1})
-        for (std::uint64_t k : {key + d, key - d})
-          if (k < (std::uint64_t{1} << 32) && !is_key(k)) {
-            ASSERT_EQ(hash.lookup(static_cast<std::uint32_t>(k)), -1) << "non-key " << k;
-          }
-    ASSERT_EQ(hash.lookup(~std::uint32_t{0}), -1);
-  }
-}
-
-TEST(PerfectHash, MemoryIsPartnersPlusSqrtOfTheUniverse) {
-  std::vector<std::uint32_t> keys;
-  for (std::uint32_t i = 0; i < 32; ++i) keys.push_back(i * 32771u % (1u << 20));
-  const PerfectHash hash(keys, 1u << 20);
-  // 1024 displacements and about 1024 + 32 slots: kilobytes, not the
-  // megabytes of a per-rank array.
-  EXPECT_LT(hash.memory_bytes(), 16u * 1024);
-}
-
-// ---------------------------------------------------------------------------
-// Edge points and partner choice. A count equal to the edge point is not a
-// partner (the paper's "exceeds"); sources with no elements are ignored.
+using test::arrive;
+using test::post;
+using test::probe;
 
 EngineOptions with_metric(const std::string& metric) {
   EngineOptions options;
@@ -174,193 +41,14 @@ EngineOptions dynamic(int threshold, double cap_factor) {
   return options;
 }
 
-std::vector<std::uint32_t> partners(const std::vector<std::uint64_t>& counts,
-                                    const std::string& metric, double alpha = 1.5) {
-  return choose_partners(counts, metric, alpha);
-}
-using Sources = std::vector<std::uint32_t>;
-
-TEST(ChoosePartners, Average) {
-  EXPECT_EQ(partners({0, 2, 4, 6}, "average"), (Sources{3}));   // 4 = the average: no partner
-  EXPECT_EQ(partners({1, 2, 3, 10}, "average"), (Sources{3}));  // average 4
-  EXPECT_EQ(partners({0, 0, 0, 0, 0, 0, 1, 2}, "average"), (Sources{7}));  // zeros ignored
-  EXPECT_EQ(partners({3, 4}, "average"), (Sources{1}));
-  EXPECT_DOUBLE_EQ(edge_point({0, 2, 4, 6}, "average", 0), 4.0);
-}
-
-TEST(ChoosePartners, Median) {
-  EXPECT_EQ(partners({1, 2, 3, 4, 10}, "median"), (Sources{3, 4}));  // median 3
-  EXPECT_EQ(partners({1, 3, 3, 5}, "median"), (Sources{3}));         // median 3: the 3s are not
-  EXPECT_EQ(partners({4, 1, 3, 2}, "median"), (Sources{0, 2}));      // median 2.5
-  EXPECT_EQ(partners({0, 7, 0, 1, 0}, "median"), (Sources{1}));      // median of {1, 7} is 4
-  EXPECT_DOUBLE_EQ(edge_point({4, 1, 3, 2}, "median", 0), 2.5);
-}
-
-TEST(ChoosePartners, Fence) {
-  // Quartiles interpolate linearly: {1..5} has Q1 = 2, Q3 = 4.
-  EXPECT_DOUBLE_EQ(edge_point({1, 2, 3, 4, 5}, "fence", 1.5), 7.0);
-  EXPECT_EQ(partners({1, 2, 3, 4, 5}, "fence", 1.5), Sources{});
-  EXPECT_EQ(partners({1, 2, 3, 4, 5}, "fence", 0.0), (Sources{4}));  // fence = Q3 = 4
-  // {1, 2, 3, 4, 5, 100}: Q1 = 2.25, Q3 = 4.75, fence 8.5.
-  EXPECT_DOUBLE_EQ(edge_point({1, 2, 3, 4, 5, 100}, "fence", 1.5), 8.5);
-  EXPECT_EQ(partners({1, 2, 3, 4, 5, 100}, "fence", 1.5), (Sources{5}));
-  // {2, 4, 6, 8, 10}: Q1 = 4, Q3 = 8; alpha 0.5 puts the fence on 10 exactly.
-  EXPECT_EQ(partners({2, 4, 6, 8, 10}, "fence", 0.5), Sources{});
-  EXPECT_EQ(partners({2, 4, 6, 8, 10}, "fence", 0.49), (Sources{4}));
-}
-
-TEST(ChoosePartners, EqualEmptyAndUnknown) {
-  for (const std::string metric : {"average", "median", "fence"}) {
-    SCOPED_TRACE(metric);
-    EXPECT_EQ(partners({5, 5, 5, 5}, metric), Sources{});
-    EXPECT_EQ(partners({0, 5, 0, 5, 5}, metric), Sources{});
-    EXPECT_EQ(partners({9}, metric), Sources{});  // a lone source equals its own edge point
-    EXPECT_EQ(partners({}, metric), Sources{});
-    EXPECT_EQ(partners({0, 0, 0}, metric), Sources{});
-    EXPECT_EQ(edge_point({}, metric, 1.5), 0.0);
-  }
-  EXPECT_THROW(partners({1, 2}, "mean"), Error);
+// The partner engines refuse an unknown metric when they are made, and
+// partner-dynamic a negative t or cap factor.
+TEST(PartnerEngines, RefuseAnUnknownMetricAndNegativeOptions) {
   EXPECT_THROW(make_engine("partner-static", with_metric("max")), Error);
   EXPECT_THROW(make_engine("partner-dynamic", with_metric("max")), Error);
   EXPECT_THROW(make_engine("partner-dynamic", dynamic(-1, 1)), Error);
   EXPECT_THROW(make_engine("partner-dynamic", dynamic(8, -1)), Error);
 }
-
-// ---------------------------------------------------------------------------
-// Profile files
-
-class TempDir {
- public:
-  TempDir() {
-    path_ = std::filesystem::temp_directory_path() /
-            fmt::format("graphcomm-test-mq-partner-{}", static_cast<long>(getpid()));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(file(name)) << text;
-    return file(name);
-  }
-  std::size_t entries() const {
-    return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(path_),
-                                                  std::filesystem::directory_iterator()));
-  }
-
- private:
-  std::filesystem::path path_;
-};
-
-// What a profile file can say: no trailing zero counts, no trailing empty communicators.
-Profile normalized(Profile p) {
-  for (auto& counts : p)
-    while (!counts.empty() && counts.back() == 0) counts.pop_back();
-  while (!p.empty() && p.back().empty()) p.pop_back();
-  return p;
-}
-
-TEST(ProfileFile, RoundTrip) {
-  const TempDir dir;
-  const Profile profile{{0, 5, 0, 12, 1}, {}, {7}, {0, 0, 3, 0, 0}, {}};
-  const std::string path = dir.file("p.txt");
-  write_profile(path, profile);
-  EXPECT_EQ(dir.entries(), 1u);  // no temporary left behind
-  EXPECT_EQ(read_profile(path), normalized(profile));
-  // Rewriting replaces the file.
-  write_profile(path, {{1, 2}});
-  EXPECT_EQ(read_profile(path), (Profile{{1, 2}}));
-  write_profile(path, {});
-  EXPECT_EQ(read_profile(path), Profile{});
-  // Comments, blank lines, tabs and CRLF are fine.
-  const auto tolerant =
-      dir.write("t.txt", "graphcomm-mq-profile 1\r\n# comment\n\n  1\t3  4\r\n 0 0 2\n");
-  EXPECT_EQ(read_profile(tolerant), (Profile{{2}, {0, 0, 0, 4}}));
-}
-
-TEST(ProfileFile, MalformedInputsNameFileAndLine) {
-  const TempDir dir;
-  struct Case {
-    std::string text;
-    std::string where;  // "file:line"
-    std::string says;
-  };
-  const std::vector<Case> cases{
-      {"", "1", "empty file"},
-      {"graphcomm-mq-trace 1\n0 0 1\n", "1", "not a matching profile"},
-      {"graphcomm-mq-profile 2\n", "1", "unsupported profile version '2'"},
-      {"graphcomm-mq-profile\n", "1", "not a matching profile"},
-      {"graphcomm-mq-profile 1\n0 1 5\n0 2\n", "3", "expected 'comm source count'"},
-      {"graphcomm-mq-profile 1\n0 1 5 6\n", "2", "expected 'comm source count'"},
-      {"graphcomm-mq-profile 1\n0 x 5\n", "2", "source 'x' is not a non-negative integer"},
-      {"graphcomm-mq-profile 1\n0 -1 5\n", "2", "source '-1' is not a non-negative integer"},
-      {"graphcomm-mq-profile 1\n0 1 5x\n", "2", "count '5x' is not a non-negative integer"},
-      {"graphcomm-mq-profile 1\n0 16777216 5\n", "2", "source 16777216 out of range"},
-      {"graphcomm-mq-profile 1\n65536 0 5\n", "2", "communicator 65536 out of range"},
-      {"graphcomm-mq-profile 1\n0 1 99999999999999999999\n", "2", "out of range"},
-      {"graphcomm-mq-profile 1\n0 1 0\n", "2", "count must be positive"},
-      {"graphcomm-mq-profile 1\n0 1 5\n\n1 1 5\n0 1 6\n", "5",
-       "communicator 0, source 1 given twice"},
-  };
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    const Case& c = cases[i];
-    const std::string path = dir.write(fmt::format("bad{}.txt", i), c.text);
-    SCOPED_TRACE(c.text);
-    std::string error;
-    try {
-      read_profile(path);
-    } catch (const Error& e) {
-      error = e.what();
-    }
-    EXPECT_EQ(error.rfind(path + ":" + c.where + ": ", 0), 0u) << error;
-    EXPECT_NE(error.find(c.says), std::string::npos) << error;
-    EXPECT_EQ(error.find('\n'), std::string::npos) << error;
-  }
-  EXPECT_THROW(read_profile(dir.file("missing.txt")), Error);
-  EXPECT_THROW(write_profile(dir.file("no/such/dir/p.txt"), {{1}}), Error);
-}
-
-// ---------------------------------------------------------------------------
-// The profile's counts (report.hpp's queue_elements, what `mq profile` writes
-// and `mq replay` gives partner-static): elements each source adds to the PRQ
-// or the UMQ, as the group's clustering-based matching defines its profile.
-
-TEST(ProfileCounts, ElementsEachSourceAddsToTheQueues) {
-  const std::vector<Communicator> comms{{0, 4}, {1, 4}};
-  auto at = [](Event::Kind kind, std::uint32_t comm, std::int32_t source, std::int32_t tag) {
-    return Event{kind, {comm, source, tag}};
-  };
-  constexpr auto kPost = Event::Kind::post, kArrive = Event::Kind::arrive,
-                 kProbe = Event::Kind::probe;
-  const std::vector<Event> events{
-      at(kArrive, 0, 1, 0),         // m0 from 1 waits in the UMQ: 1
-      at(kArrive, 0, 1, 0),         // m1 from 1 waits: 1 again
-      at(kProbe, 0, 1, 0),          // probes add nothing
-      at(kPost, 0, 1, 0),           // takes m0: found, adds nothing
-      at(kPost, 0, 2, 5),           // r1 for 2 waits in the PRQ: 2
-      at(kPost, 0, kAnySource, 7),  // r2 with MPI_ANY_SOURCE waits: no source
-      at(kArrive, 0, 2, 5),         // meets r1: adds nothing
-      at(kArrive, 0, 3, 7),         // meets r2: adds nothing
-      at(kArrive, 1, 3, 0),         // communicator 1: m4 from 3 waits
-      at(kPost, 0, 1, 0),           // takes m1, however long it waited
-  };
-  auto engine = make_engine("linked-list");
-  const ReplayResult r = replay(events, comms, *engine);
-  const Profile counts = queue_elements(events, comms, event_outcomes(events, r));
-  EXPECT_EQ(counts, (Profile{{0, 2, 1, 0}, {0, 0, 0, 1}}));
-  // The same counts however long the elements wait (not weighted by time in
-  // the queue): m0 now waits one event, not three.
-  std::vector<Event> sooner = events;
-  std::swap(sooner[1], sooner[3]);
-  auto again = make_engine("linked-list");
-  const ReplayResult s = replay(sooner, comms, *again);
-  EXPECT_EQ(queue_elements(sooner, comms, event_outcomes(sooner, s)), counts);
-}
-
-// ---------------------------------------------------------------------------
-// Engines against linked-list
-
-using test::arrive;
-using test::post;
 
 // Queue elements per (communicator, source) in a linked-list replay: the
 // receives with a specific source that had to wait in the PRQ and the
@@ -731,7 +419,7 @@ TEST(PartnerStatic, ProfilePicksPartnersPerCommunicator) {
                                   arrive(1, 0, 1),
                                   post(1, 0, 1),
                                   arrive(1),
-                                  {Event::Kind::probe, {0, kAnySource, kAnyTag}}};
+                                  probe(kAnySource, kAnyTag)};
   const std::vector<Communicator> comms{{0, 4}, {1, 4}};
   for (const std::string name : {"partner-static", "partner-vectors"}) {
     SCOPED_TRACE(name);
@@ -784,7 +472,7 @@ TEST(PartnerStatic, AnySourceOverManyPartnerQueues) {
     for (int i = 0; i < 30; ++i)
       events.push_back(
           arrive(static_cast<std::int32_t>(rng() % kRanks), static_cast<std::int32_t>(rng() % 2)));
-    events.push_back({Event::Kind::probe, {0, kAnySource, kAnyTag}});
+    events.push_back(probe(kAnySource, kAnyTag));
     for (int i = 0; i < 30; ++i) {
       const bool any = rng() % 3 == 0;
       events.push_back(post(any ? kAnySource : static_cast<std::int32_t>(rng() % kRanks),

@@ -20,9 +20,9 @@
 #include "comm/models.hpp"
 #include "graph/build.hpp"
 #include "graph/spec.hpp"
-#include "graph_checks.hpp"
 #include "kernels/bfs/bfs.hpp"
 #include "kernels/bfs/graph500.hpp"
+#include "unit/graph/graph_checks.hpp"
 
 namespace gc {
 namespace {

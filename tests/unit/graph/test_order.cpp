@@ -20,8 +20,8 @@
 #include "graph/sort.hpp"
 #include "graph/spec.hpp"
 #include "graph/stats.hpp"
-#include "graph_checks.hpp"
 #include "kernels/match/match.hpp"
+#include "unit/graph/graph_checks.hpp"
 
 namespace gc {
 namespace {
