@@ -27,7 +27,7 @@
 //     fix (keeping the unexpected queue in arrival order); the next one
 //     replays from the start, until one needs no fix. Bounded: gc::Error.
 //     On random runs of a single-queue library, every arrival ends at or
-//     before its true place (tests/unit/test_mq_trace.cpp).
+//     before its true place (tests/unit/mq/test_mq_reconstruct.cpp).
 //  4. Not every run has such an order: Open MPI does not give an
 //     ANY_SOURCE receive the earliest arrival among senders (it searches the
 //     senders from a rotating start), so two messages may each have to come
