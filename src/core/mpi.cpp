@@ -181,4 +181,15 @@ std::string mpi_library_version() {
   return s;
 }
 
+std::vector<int> displacements_of(const std::vector<int>& counts, std::uint64_t& total,
+                                  const char* what) {
+  std::vector<int> displs(counts.size());
+  total = 0;
+  for (size_t r = 0; r < counts.size(); ++r) {
+    displs[r] = checked_count(total, what);
+    total += static_cast<std::uint64_t>(counts[r]);
+  }
+  return displs;
+}
+
 }  // namespace gc

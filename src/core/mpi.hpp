@@ -204,18 +204,20 @@ std::vector<T> alltoallv(const Comm& comm, const std::vector<T>& send,
   return recv;
 }
 
+// The displacements of blocks of `counts` laid end to end; `total` is set to
+// their sum. Fails, naming `what`, where a displacement exceeds an int.
+std::vector<int> displacements_of(const std::vector<int>& counts, std::uint64_t& total,
+                                  const char* what);
+
 // Every rank's records, concatenated in rank order, on every rank.
 template <class T>
 std::vector<T> allgatherv(const Comm& comm, const std::vector<T>& mine) {
   const int p = comm.size();
   const int count = checked_count(mine.size(), "allgatherv count");
-  std::vector<int> counts(static_cast<size_t>(p)), displs(static_cast<size_t>(p));
+  std::vector<int> counts(static_cast<size_t>(p));
   MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm.get());
   std::uint64_t total = 0;
-  for (size_t r = 0; r < counts.size(); ++r) {
-    displs[r] = checked_count(total, "allgatherv displacement");
-    total += static_cast<std::uint64_t>(counts[r]);
-  }
+  const std::vector<int> displs = displacements_of(counts, total, "allgatherv displacement");
   std::vector<T> out(total);
   MPI_Allgatherv(mine.data(), count, datatype_of<T>(), out.data(), counts.data(), displs.data(),
                  datatype_of<T>(), comm.get());
@@ -230,12 +232,8 @@ std::vector<T> gatherv(const Comm& comm, const std::vector<T>& mine, int root,
   const int count = checked_count(mine.size(), "gatherv count");
   std::vector<int> all_counts(comm.rank() == root ? static_cast<size_t>(comm.size()) : 0);
   MPI_Gather(&count, 1, MPI_INT, all_counts.data(), 1, MPI_INT, root, comm.get());
-  std::vector<int> displs(all_counts.size());
   std::uint64_t total = 0;
-  for (size_t r = 0; r < all_counts.size(); ++r) {
-    displs[r] = checked_count(total, "gatherv displacement");
-    total += static_cast<std::uint64_t>(all_counts[r]);
-  }
+  const std::vector<int> displs = displacements_of(all_counts, total, "gatherv displacement");
   std::vector<T> out(total);
   MPI_Gatherv(mine.data(), count, datatype_of<T>(), out.data(), all_counts.data(), displs.data(),
               datatype_of<T>(), root, comm.get());
