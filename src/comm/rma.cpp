@@ -9,11 +9,10 @@
 // MPI_Win_sync, then the receiver reads its regions. A region is overwritten
 // only in the next round, after the global reduction in done(), which every
 // rank enters only after reading.
-#include <exception>
-
 #include <fmt/format.h>
 
 #include "comm/round_exchange.hpp"
+#include "core/window.hpp"
 
 namespace gc {
 
@@ -40,26 +39,8 @@ class RmaExchange final : public RoundExchange {
                       topology_.get());
     remote_offset_ = std::move(remote);
 
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "same_disp_unit", "true");
-    MPI_Info_set(info, "accumulate_ops", "same_op_no_op");
-    MPI_Aint bytes = static_cast<MPI_Aint>(region_begin_[k] * sizeof(Message));
-    MPI_Win_allocate(bytes, static_cast<int>(sizeof(Message)), info, comm.get(), &base_, &window_);
-    MPI_Info_free(&info);
-    MPI_Win_lock_all(MPI_MODE_NOCHECK, window_);
-  }
-
-  ~RmaExchange() override {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    // Not while unwinding: a rank that fails alone would block in the
-    // collective MPI_Win_free that the others, still exchanging, never reach,
-    // instead of going on to MPI_Abort.
-    if (window_ != MPI_WIN_NULL && !finalized && std::uncaught_exceptions() == 0) {
-      MPI_Win_unlock_all(window_);
-      MPI_Win_free(&window_);
-    }
+    window_ = Window(comm, region_begin_[k] * sizeof(Message), static_cast<int>(sizeof(Message)),
+                     {{"same_disp_unit", "true"}, {"accumulate_ops", "same_op_no_op"}});
   }
 
   const char* name() const override { return "rma"; }
@@ -80,25 +61,24 @@ class RmaExchange final : public RoundExchange {
       for_each_batch_piece(i, [&](std::span<const Message> piece) {
         const int count = checked_count(piece.size(), "MPI_Put count");
         MPI_Put(piece.data(), count, record_type<Message>(), neighborhood_.ranks[i],
-                static_cast<MPI_Aint>(at), count, record_type<Message>(), window_);
+                static_cast<MPI_Aint>(at), count, record_type<Message>(), window_.get());
         at += piece.size();
       });
     }
-    MPI_Win_flush_all(window_);
+    MPI_Win_flush_all(window_.get());
     neighbor_alltoall(nonnull(out_counts_), 1, MPI_UINT64_T, nonnull(in_counts_), 1, MPI_UINT64_T,
                       topology_.get());
-    MPI_Win_sync(window_);  // make the neighbours' puts visible to my loads
+    MPI_Win_sync(window_.get());  // make the neighbours' puts visible to my loads
   }
 
   std::span<const Message> incoming(size_t i) const override {
-    const Message* region = static_cast<const Message*>(base_) + region_begin_[i];
+    const Message* region = static_cast<const Message*>(window_.base()) + region_begin_[i];
     return {region, region + in_counts_[i]};
   }
 
  private:
   Comm topology_;
-  MPI_Win window_ = MPI_WIN_NULL;
-  void* base_ = nullptr;
+  Window window_;
   std::vector<std::uint64_t> region_begin_, remote_offset_, outgoing_capacity_;
 };
 

@@ -10,9 +10,8 @@
 // - hash: one MPI_Put of header and messages, with no ordering point: the
 //   receiver takes the packet once the CRC-32 in its header matches.
 // The receiver reads after MPI_Win_sync.
-#include <exception>
-
 #include "comm/one_sided_packets.hpp"
+#include "core/window.hpp"
 
 namespace gc {
 
@@ -26,35 +25,24 @@ class PacketWindow {
  public:
   PacketWindow(const Comm& comm, const std::vector<int>& neighbours, std::uint64_t ring_bytes,
                std::vector<std::uint64_t> rings, const char* /*what*/)
-      : neighbours_(neighbours), rings_(std::move(rings)), rank_(comm.rank()) {
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "accumulate_ordering", "none");  // every ordering point is a flush
-    MPI_Info_set(info, "same_disp_unit", "true");
-    bytes_ = kCountersBytes + 2 * ring_bytes;
-    ring_bytes_ = ring_bytes;
-    MPI_Win_allocate(static_cast<MPI_Aint>(bytes_), 1, info, comm.get(), &base_, &window_);
-    MPI_Info_free(&info);
-    std::memset(base_, 0, bytes_);
-    MPI_Win_lock_all(MPI_MODE_NOCHECK, window_);
-    MPI_Win_sync(window_);
+      : neighbours_(neighbours),
+        rings_(std::move(rings)),
+        ring_bytes_(ring_bytes),
+        rank_(comm.rank()),
+        bytes_(kCountersBytes + 2 * ring_bytes),
+        window_(comm, bytes_, 1,
+                {{"accumulate_ordering", "none"},  // every ordering point is a flush
+                 {"same_disp_unit", "true"}}) {
+    std::memset(window_.base(), 0, bytes_);
+    MPI_Win_sync(window_.get());
     comm.barrier();  // nobody writes before every rank zeroed its window
-  }
-  ~PacketWindow() {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    // Collective: skipped while an error unwinds on this rank alone.
-    if (window_ != MPI_WIN_NULL && !finalized && std::uncaught_exceptions() == 0) {
-      MPI_Win_unlock_all(window_);
-      MPI_Win_free(&window_);
-    }
   }
   PacketWindow(const PacketWindow&) = delete;
   PacketWindow& operator=(const PacketWindow&) = delete;
 
   std::uint64_t bytes() const { return bytes_; }
   std::byte* receive_buffer(int parity) const {
-    return static_cast<std::byte*>(base_) + kCountersBytes + parity * ring_bytes_;
+    return static_cast<std::byte*>(window_.base()) + kCountersBytes + parity * ring_bytes_;
   }
 
   // This rank's reservation counter of `parity`, read atomically through MPI.
@@ -66,7 +54,7 @@ class PacketWindow {
   void reset_counters(int parity) const {
     replace(consumed(parity), 0);
     replace(reserved(parity), 0);
-    MPI_Win_sync(window_);
+    MPI_Win_sync(window_.get());
   }
 
   // Reserves room for each packet in its destination's ring of `parity` (one
@@ -74,7 +62,7 @@ class PacketWindow {
   void reserve(std::span<packets::Outgoing> batch, int parity) const {
     for (packets::Outgoing& packet : batch)
       MPI_Fetch_and_op(&packet.bytes, &packet.reserved, MPI_UINT64_T, rank_of(packet.index),
-                       reserved(parity), MPI_SUM, window_);
+                       reserved(parity), MPI_SUM, window_.get());
     flush(batch);
   }
 
@@ -82,7 +70,7 @@ class PacketWindow {
            std::uint64_t length) const {
     const int bytes = static_cast<int>(length);
     MPI_Put(packet.data + from, bytes, MPI_BYTE, rank_of(packet.index),
-            remote_displacement(packet.index, parity, position), bytes, MPI_BYTE, window_);
+            remote_displacement(packet.index, parity, position), bytes, MPI_BYTE, window_.get());
   }
   // The puts are complete at their targets.
   void order(std::span<const packets::Outgoing> batch) const { flush(batch); }
@@ -90,10 +78,10 @@ class PacketWindow {
   void put_seal(const packets::Outgoing& packet, int parity, std::uint64_t position) const {
     MPI_Accumulate(packet.data, 1, MPI_UINT64_T, rank_of(packet.index),
                    remote_displacement(packet.index, parity, position), 1, MPI_UINT64_T,
-                   MPI_REPLACE, window_);
+                   MPI_REPLACE, window_.get());
   }
-  void complete_writes() const { MPI_Win_flush_all(window_); }
-  void sync_incoming() const { MPI_Win_sync(window_); }
+  void complete_writes() const { MPI_Win_flush_all(window_.get()); }
+  void sync_incoming() const { MPI_Win_sync(window_.get()); }
 
  private:
   static constexpr std::uint64_t kCountersBytes = 64;
@@ -110,20 +98,20 @@ class PacketWindow {
   // Remote completion of everything issued to the destinations of `batch`.
   void flush(std::span<const packets::Outgoing> batch) const {
     if (batch.size() == 1)
-      MPI_Win_flush(rank_of(batch[0].index), window_);
+      MPI_Win_flush(rank_of(batch[0].index), window_.get());
     else
-      MPI_Win_flush_all(window_);
+      MPI_Win_flush_all(window_.get());
   }
   std::uint64_t fetch(int rank, MPI_Aint at) const {
     std::uint64_t ignored = 0, value = 0;
-    MPI_Fetch_and_op(&ignored, &value, MPI_UINT64_T, rank, at, MPI_NO_OP, window_);
-    MPI_Win_flush(rank, window_);
+    MPI_Fetch_and_op(&ignored, &value, MPI_UINT64_T, rank, at, MPI_NO_OP, window_.get());
+    MPI_Win_flush(rank, window_.get());
     return value;
   }
   void replace(MPI_Aint at, std::uint64_t value) const {
     std::uint64_t old = 0;
-    MPI_Fetch_and_op(&value, &old, MPI_UINT64_T, rank_, at, MPI_REPLACE, window_);
-    MPI_Win_flush(rank_, window_);
+    MPI_Fetch_and_op(&value, &old, MPI_UINT64_T, rank_, at, MPI_REPLACE, window_.get());
+    MPI_Win_flush(rank_, window_.get());
   }
 
   std::vector<int> neighbours_;
@@ -131,8 +119,7 @@ class PacketWindow {
   std::uint64_t ring_bytes_ = 0;
   int rank_;
   std::uint64_t bytes_ = 0;
-  MPI_Win window_ = MPI_WIN_NULL;
-  void* base_ = nullptr;
+  Window window_;
 };
 
 }  // namespace
