@@ -135,26 +135,24 @@ void sparse_alltoallv(const void* send, const int* send_counts, const int* send_
   auto at = [extent](auto* base, int displ) {
     return base + static_cast<MPI_Aint>(displ) * extent;
   };
-  std::vector<MPI_Request> requests;
+  Requests requests;
   // From and to the ranks after mine first, so that rank 0 is not everyone's first partner.
   for (int k = 1; k < p; ++k) {
     const int from = (me - k + p) % p;
     if (recv_counts[from] == 0) continue;
-    requests.emplace_back();
     MPI_Irecv(at(static_cast<char*>(recv), recv_displs[from]), recv_counts[from], type, from, 0,
-              twin, &requests.back());
+              twin, requests.next());
   }
   for (int k = 1; k < p; ++k) {
     const int to = (me + k) % p;
     if (send_counts[to] == 0) continue;
-    requests.emplace_back();
     MPI_Isend(at(static_cast<const char*>(send), send_displs[to]), send_counts[to], type, to, 0,
-              twin, &requests.back());
+              twin, requests.next());
   }
   std::copy_n(at(static_cast<const char*>(send), send_displs[me]),
               static_cast<MPI_Aint>(send_counts[me]) * extent,
               at(static_cast<char*>(recv), recv_displs[me]));
-  wait_all(requests);
+  requests.wait();
 }
 
 int checked_count(std::uint64_t count, const char* what) {

@@ -95,15 +95,14 @@ void Caller::call(Collectives* ours, bool nonblocking) {
 
 void Caller::call_point_to_point() {
   const bool gather = collective_.starts_with("allgather");
-  std::vector<MPI_Request> requests;
-  requests.reserve(t_.sources.size() + t_.destinations.size());
+  Requests requests(t_.sources.size() + t_.destinations.size());
   for (size_t i = 0; i < t_.sources.size(); ++i)
     MPI_Irecv(recv_.data() + rdispls_[i], recvcounts_[i], MPI_BYTE, t_.sources[i], 0, comm_,
-              &requests.emplace_back());
+              requests.next());
   for (size_t j = 0; j < t_.destinations.size(); ++j)
     MPI_Isend(send_.data() + (gather ? 0 : sdispls_[j]), gather ? n_ : sendcounts_[j], MPI_BYTE,
-              t_.destinations[j], 0, comm_, &requests.emplace_back());
-  wait_all(requests);
+              t_.destinations[j], 0, comm_, requests.next());
+  requests.wait();
 }
 
 void Caller::clear() {

@@ -84,10 +84,10 @@ bool has_repeats(std::vector<int> list) {
 std::vector<std::vector<int>> exchange_lists(MPI_Comm comm, int tag, const std::vector<int>& to,
                                              const std::vector<std::vector<int>>& send,
                                              const std::vector<int>& from) {
-  std::vector<MPI_Request> requests(to.size());
+  Requests requests(to.size());
   for (size_t d = 0; d < to.size(); ++d)
     MPI_Isend(send[d].data(), static_cast<int>(send[d].size()), MPI_INT, to[d], tag, comm,
-              &requests[d]);
+              requests.next());
   std::vector<std::vector<int>> received(from.size());
   for (size_t s = 0; s < from.size(); ++s) {
     MPI_Status status;
@@ -97,7 +97,7 @@ std::vector<std::vector<int>> exchange_lists(MPI_Comm comm, int tag, const std::
     received[s].resize(static_cast<size_t>(count));
     MPI_Recv(received[s].data(), count, MPI_INT, from[s], tag, comm, MPI_STATUS_IGNORE);
   }
-  wait_all(requests);
+  requests.wait();
   return received;
 }
 
