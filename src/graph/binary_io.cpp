@@ -38,6 +38,37 @@ void require_regular_file(const Comm& comm, const std::string& path) {
   });
 }
 
+// What a rank needs to place its part of a CSR file: the global counts, and
+// the edge entries (both directions) of the ranks before it.
+struct CsrPart {
+  std::uint64_t vertices, entries, before;
+};
+
+// Writes a CSR file at `path` atomically through MPI-IO, every rank its part
+// (`write_part(file, part)`). Collective.
+template <class WritePart>
+void write_csr_file(const Comm& comm, const DistGraph& g, const std::string& path,
+                    WritePart&& write_part) {
+  require_mpi_io(path);
+  write_atomically(comm, path, [&](const std::string& tmp) {
+    MpiFile file(comm, tmp, MPI_MODE_WRONLY | MPI_MODE_CREATE);
+    MPI_File_set_size(file.get(), 0);
+    write_part(file, CsrPart{g.global_vertex_count(), g.global_edge_count() * 2,
+                             exscan_sum<std::uint64_t>(comm, g.local_edge_count())});
+  });
+}
+
+// This rank's CSR offsets in the file's numbering, [begin, end) of its
+// vertices; the last rank adds the final one.
+template <class Offset>
+std::vector<Offset> file_offsets(const Comm& comm, const DistGraph& g, std::uint64_t before) {
+  const bool last = comm.rank() == comm.size() - 1;
+  std::vector<Offset> offsets(g.owned_count() + (last ? 1 : 0));
+  for (lid_t l = 0; l < offsets.size(); ++l)
+    offsets[l] = static_cast<Offset>(before + g.offsets()[l]);
+  return offsets;
+}
+
 }  // namespace
 
 BinaryGraph read_mel(const Comm& comm, const std::string& path) {
@@ -106,27 +137,19 @@ BinaryGraph read_mel(const Comm& comm, const std::string& path) {
 }
 
 void write_mel(const Comm& comm, const DistGraph& g, const std::string& path) {
-  require_mpi_io(path);
-  write_atomically(comm, path, [&](const std::string& tmp) {
-    MpiFile file(comm, tmp, MPI_MODE_WRONLY | MPI_MODE_CREATE);
-    MPI_File_set_size(file.get(), 0);
-    const std::uint64_t nv = g.global_vertex_count();
-    const std::uint64_t ne = g.global_edge_count() * 2;
-    const std::uint64_t before = exscan_sum<std::uint64_t>(comm, g.local_edge_count());
-    std::int64_t header[2] = {static_cast<std::int64_t>(nv), static_cast<std::int64_t>(ne)};
+  write_csr_file(comm, g, path, [&](MpiFile& file, const CsrPart& part) {
+    std::int64_t header[2] = {static_cast<std::int64_t>(part.vertices),
+                              static_cast<std::int64_t>(part.entries)};
     file.write_all(0, header, comm.rank() == 0 ? 2 : 0);
-    // Offsets [begin, end) from every rank; the final one from the last rank.
-    const bool last = comm.rank() == comm.size() - 1;
-    std::vector<std::int64_t> offsets(g.owned_count() + (last ? 1 : 0));
-    for (lid_t l = 0; l < offsets.size(); ++l)
-      offsets[l] = static_cast<std::int64_t>(before + g.offsets()[l]);
+    const std::vector<std::int64_t> offsets = file_offsets<std::int64_t>(comm, g, part.before);
     file.write_all(16 + 8 * static_cast<MPI_Offset>(g.first_owned()), offsets.data(),
                    offsets.size());
     std::vector<MelEdge> records(g.local_edge_count());
     for (eid_t e = 0; e < records.size(); ++e)
       records[e] =
           MelEdge{static_cast<std::int64_t>(g.global_id(g.targets()[e])), g.edge_weights()[e]};
-    MPI_Offset at = 16 + 8 * static_cast<MPI_Offset>(nv + 1) + 16 * static_cast<MPI_Offset>(before);
+    MPI_Offset at = 16 + 8 * static_cast<MPI_Offset>(part.vertices + 1) +
+                    16 * static_cast<MPI_Offset>(part.before);
     file.write_all(at, records.data(), records.size());
   });
 }
@@ -216,29 +239,21 @@ BinaryGraph read_gcg(const Comm& comm, const std::string& path) {
 }
 
 void write_gcg(const Comm& comm, const DistGraph& g, const std::string& path, int id_base) {
-  require_mpi_io(path);
-  write_atomically(comm, path, [&](const std::string& tmp) {
-    MpiFile file(comm, tmp, MPI_MODE_WRONLY | MPI_MODE_CREATE);
-    MPI_File_set_size(file.get(), 0);
-    const std::uint64_t nv = g.global_vertex_count();
-    const std::uint64_t ne = g.global_edge_count() * 2;
-    const std::uint64_t before = exscan_sum<std::uint64_t>(comm, g.local_edge_count());
-    std::uint64_t header[8] = {0, kGcgVersion, nv, ne, static_cast<std::uint64_t>(id_base),
-                               0, 0,           0};
+  write_csr_file(comm, g, path, [&](MpiFile& file, const CsrPart& part) {
+    std::uint64_t header[8] = {
+        0, kGcgVersion, part.vertices, part.entries, static_cast<std::uint64_t>(id_base), 0, 0, 0};
     std::memcpy(header, kGcgMagic, 8);
     file.write_all(0, header, comm.rank() == 0 ? 8 : 0);
-    const bool last = comm.rank() == comm.size() - 1;
-    std::vector<std::uint64_t> offsets(g.owned_count() + (last ? 1 : 0));
-    for (lid_t l = 0; l < offsets.size(); ++l) offsets[l] = before + g.offsets()[l];
+    const std::vector<std::uint64_t> offsets = file_offsets<std::uint64_t>(comm, g, part.before);
     file.write_all(kGcgHeader + 8 * static_cast<MPI_Offset>(g.first_owned()), offsets.data(),
                    offsets.size());
     std::vector<std::uint64_t> targets(g.local_edge_count());
     for (eid_t e = 0; e < targets.size(); ++e) targets[e] = g.global_id(g.targets()[e]);
-    const MPI_Offset targets_at = kGcgHeader + 8 * static_cast<MPI_Offset>(nv + 1);
-    file.write_all(targets_at + 8 * static_cast<MPI_Offset>(before), targets.data(),
+    const MPI_Offset targets_at = kGcgHeader + 8 * static_cast<MPI_Offset>(part.vertices + 1);
+    file.write_all(targets_at + 8 * static_cast<MPI_Offset>(part.before), targets.data(),
                    targets.size());
-    file.write_all(targets_at + 8 * static_cast<MPI_Offset>(ne + before), g.edge_weights().data(),
-                   g.edge_weights().size());
+    file.write_all(targets_at + 8 * static_cast<MPI_Offset>(part.entries + part.before),
+                   g.edge_weights().data(), g.edge_weights().size());
   });
 }
 
