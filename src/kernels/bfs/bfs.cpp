@@ -32,10 +32,10 @@
 #include <numeric>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "comm/models.hpp"
 #include "comm/work_share.hpp"
+#include "core/registry.hpp"
 
 namespace gc::bfs {
 
@@ -74,19 +74,11 @@ const std::vector<AlgorithmInfo>& algorithm_table() {
 }
 
 Algorithm parse_algorithm(const std::string& name) {
-  std::vector<std::string_view> names;
-  for (const AlgorithmInfo& a : algorithm_table()) {
-    if (name == a.name) return a.algorithm;
-    names.push_back(a.name);
-  }
-  fail_everywhere(
-      fmt::format("unknown BFS algorithm '{}' (one of: {})", name, fmt::join(names, ", ")));
+  return key_named(algorithm_table(), &AlgorithmInfo::algorithm, name, "BFS algorithm");
 }
 
 const char* algorithm_name(Algorithm a) {
-  for (const AlgorithmInfo& info : algorithm_table())
-    if (info.algorithm == a) return info.name;
-  return "?";
+  return name_of_key(algorithm_table(), &AlgorithmInfo::algorithm, a);
 }
 
 std::string Configuration::name() const {

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "comm/models.hpp"
+#include "core/registry.hpp"
 
 namespace gc::match {
 
@@ -127,11 +128,7 @@ const std::vector<AlgorithmInfo>& algorithm_table() {
 }
 
 const std::vector<std::string>& matching_algorithms() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> out;
-    for (const AlgorithmInfo& a : algorithm_table()) out.emplace_back(a.name);
-    return out;
-  }();
+  static const std::vector<std::string> names = names_of(algorithm_table());
   return names;
 }
 

@@ -7,9 +7,9 @@
 #include <optional>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "core/broadcast.hpp"
+#include "core/registry.hpp"
 #include "nbr/collectives.hpp"
 
 namespace gc::spmm {
@@ -98,19 +98,11 @@ const std::vector<MethodInfo>& method_table() {
 }
 
 Method parse_method(const std::string& name) {
-  std::vector<std::string_view> names;
-  for (const MethodInfo& m : method_table()) {
-    if (name == m.name) return m.method;
-    names.push_back(m.name);
-  }
-  fail_everywhere(
-      fmt::format("unknown SpMM method '{}' (one of: {})", name, fmt::join(names, ", ")));
+  return key_named(method_table(), &MethodInfo::method, name, "SpMM method");
 }
 
 const char* method_name(Method m) {
-  for (const MethodInfo& info : method_table())
-    if (info.method == m) return info.name;
-  return "?";
+  return name_of_key(method_table(), &MethodInfo::method, m);
 }
 
 Rows rows_of(const DistGraph& g) {
