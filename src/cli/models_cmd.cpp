@@ -32,7 +32,7 @@ nlohmann::json registries() {
                           {"summary", m.summary},
                           {"needs", needs_name(m.needs)},
                           {"available", m.make != nullptr}};
-    if (!m.make) row["unavailable"] = unavailable_reason(m);
+    if (!m.make) row["unavailable"] = why_unavailable(m);
     models.push_back(row);
   }
   auto& match = doc["match_algorithms"] = nlohmann::json::array();

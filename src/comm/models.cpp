@@ -86,9 +86,14 @@ const std::vector<ExchangeModel>& exchange_model_table() {
   return table;
 }
 
+std::string why_unavailable(const ExchangeModel& model) {
+  if (model.make) return "";
+  return fmt::format("OpenSHMEM not available ({})", shmem_unavailable_reason());
+}
+
 std::string unavailable_reason(const ExchangeModel& model) {
   if (model.make) return "";
-  return fmt::format("{}: OpenSHMEM not available ({})", model.name, shmem_unavailable_reason());
+  return fmt::format("{}: {}", model.name, why_unavailable(model));
 }
 
 const std::vector<std::string>& exchange_models() {

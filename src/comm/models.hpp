@@ -27,8 +27,10 @@ struct ExchangeModel {
 
 // Every model graphcomm knows, in the order `--model all` runs them.
 const std::vector<ExchangeModel>& exchange_model_table();
-// Why this build lacks `model`, e.g. "shmem-fence: OpenSHMEM not available
-// (built with MPICH)"; "" when it has it.
+// Why this build lacks `model`, e.g. "OpenSHMEM not available (built with
+// MPICH)"; "" when it has it.
+std::string why_unavailable(const ExchangeModel& model);
+// The same as one line that names the model ("shmem-fence: OpenSHMEM ...").
 std::string unavailable_reason(const ExchangeModel& model);
 
 // Collective. Fails everywhere, saying why, for a model this build lacks or
