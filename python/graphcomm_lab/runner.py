@@ -23,6 +23,9 @@ from .suite import SuiteError, check_models
 ROOT = Path(os.environ.get("GRAPHCOMM_ROOT", Path(__file__).resolve().parents[2]))
 
 
+DEFAULT_STORE = ROOT / "results" / "lab.sqlite"
+
+
 def default_binary():
     return ROOT / "build" / "src" / "graphcomm"
 
