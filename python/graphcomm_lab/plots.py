@@ -140,7 +140,7 @@ def by_scale(runs, kernel, out_base, metric=None):
     obs, name, _ = observations(runs, kernel, metric)
     lines = defaultdict(dict)
     for (inp, ranks, options, solver), values in obs.items():
-        m = re.match(r"rmat:(\d+)", inp)
+        m = re.match(r"(?:rmat|graph500):(\d+)", inp)
         if m:
             lines[_series(solver, f"np{ranks}", options)][int(m.group(1))] = \
                 median(values)
