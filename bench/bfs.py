@@ -29,6 +29,12 @@ Every program uses its own generator of the same specification (SCALE,
 edgefactor 16, A=0.57, B=0.19, C=0.19), so the graphs are alike, not
 identical; TEPS uses each program's own nedge (Graph500 counts input tuples).
 
+graphcomm runs through graphcomm-lab (bench/lab.py): in each repetition,
+`bfs --scale SCALE --model all` is one run of a suite (input graph500:SCALE)
+into the lab's store (--store, default results/lab.sqlite; suite
+bench-bfs@TIME), read back from there, then every reference code runs, so
+they stay interleaved.
+
 Times on a busy machine are noisy: compare within one run, as ratios.
 """
 import argparse
@@ -37,12 +43,10 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 
-from stats import median, spread
+import lab
+from lab import GCRUN, ROOT, BenchError, config, median, spread
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GCRUN = os.path.join(ROOT, "scripts", "gcrun")
 G500_KEY = re.compile(r"^\s*(?:bfs\s+)?([A-Za-z_]+):\s*!?\s*([-+0-9.eE]+|nan|inf)\s*$")
 
 
@@ -53,20 +57,16 @@ def run(cmd, env=None, timeout=None):
     return proc.stdout + proc.stderr  # CombBLAS prints its figures on stderr
 
 
-def ours(binary, scale, ranks, roots, configurations):
+def ours(session, rep, scale, ranks, roots, configurations):
     """{configuration: (hmean TEPS, median seconds per search, record)}."""
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "r.json")
-        run([GCRUN, "-np", str(ranks), binary, "bfs", "-q", "--scale", str(scale),
-             "--roots", str(roots), "--model", "all", "--json", out])
-        with open(out) as f:
-            doc = json.load(f)
+    doc = session.document(rep, config("bfs", f"graph500:{scale}", "all", ranks,
+                                       {"roots": roots}))
     result = {}
     for r in doc["runs"]:
         if configurations and r["configuration"] not in configurations:
             continue
         if r["validation"] != "OK":
-            raise RuntimeError(f"validation failed: {r['configuration']}: {r['validation']}")
+            raise BenchError(f"validation failed: {r['configuration']}: {r['validation']}")
         result[r["configuration"]] = (r["harmonic_mean_TEPS"], r["time"]["median"], r)
     return result
 
@@ -146,12 +146,14 @@ def main():
     p.add_argument("--combblas-dir")
     p.add_argument("--timeout", type=float, default=1800)
     p.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "bfs.json"))
+    lab.add_store_option(p)
     args = p.parse_args()
     if not os.path.exists(args.graphcomm):
         sys.exit(f"bench: no graphcomm at {args.graphcomm} (run scripts/build)")
 
     records = []
     rows = []
+    session = lab.bench("bfs", args, args.graphcomm)
     for scale in args.scales:
         for ranks in args.ranks:
             teps, times = {}, {}
@@ -159,12 +161,12 @@ def main():
                 # Interleaved: ours, then every reference, in each repetition.
                 print(f"bench: SCALE {scale}, {ranks} ranks, repetition {rep + 1}/{args.repeat}",
                       file=sys.stderr, flush=True)
-                for config, (t, s, record) in ours(args.graphcomm, scale, ranks, args.roots,
+                for name, (t, s, record) in ours(session, rep, scale, ranks, args.roots,
                                                  args.configurations).items():
-                    teps.setdefault(config, []).append(t)
-                    times.setdefault(config, []).append(s)
+                    teps.setdefault(name, []).append(t)
+                    times.setdefault(name, []).append(s)
                     records.append({"scale": scale, "ranks": ranks, "repetition": rep,
-                                    "program": "graphcomm", "configuration": config,
+                                    "program": "graphcomm", "configuration": name,
                                     "record": record})
                 for name, cmd, env, parse in references(args, scale, ranks):
                     try:
@@ -191,8 +193,9 @@ def main():
         json.dump({"rows": [{"scale": r[0], "ranks": r[1], "name": r[2], "hmean_teps": r[3],
                              "median_seconds": r[4]} for r in rows], "runs": records}, f, indent=1)
     os.replace(args.out + ".tmp", args.out)
-    print(f"bench: wrote {args.out}", file=sys.stderr)
+    print(f"bench: wrote {args.out}; graphcomm's runs: suite {session.suite_name()} in "
+          f"{args.store}", file=sys.stderr)
 
 
 if __name__ == "__main__":
-    main()
+    lab.main(main)

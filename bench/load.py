@@ -17,23 +17,28 @@ binary (an older build, say) to the interleaving, as a third column.
 
 Times on a busy machine are noisy, and on a VM that returns freed memory to
 its host they depend on what ran before: compare within one run, as ratios.
+
+graphcomm runs through graphcomm-lab (bench/lab.py): in each repetition,
+`graph stats --graph rmat:SCALE` is one run of a suite into the lab's store
+(--store, default results/lab.sqlite; suites bench-load@TIME and
+bench-load/compare@TIME), read back from there, then GAP runs, so they stay
+interleaved.
 """
 import argparse
 import json
 import os
 import re
-import statistics
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from graphcomm_json import ROOT, graphcomm  # noqa: E402
+import lab
+from lab import ROOT, config, ratios, summary
 
 GAP_TIME = re.compile(r"^(Generate|Build) Time:\s*([0-9.eE+-]+)", re.M)
 
 
-def ours(binary, scale, ranks):
-    doc = graphcomm(binary, ranks, ["graph", "stats", "--graph", f"rmat:{scale}"])
+def ours(session, rep, scale, ranks, **where):
+    doc = session.document(rep, config("graph-stats", f"rmat:{scale}", None, ranks), **where)
     return doc["timings"]["load_seconds"], doc["memory"]["peak_rss_bytes_max"]
 
 
@@ -49,10 +54,6 @@ def gap(gap_dir, scale, threads):
     return float(found["Generate"]) + float(found["Build"])
 
 
-def summary(xs):
-    return {"median": statistics.median(xs), "min": min(xs), "max": max(xs), "runs": xs}
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--scales", type=int, nargs="+", default=[18, 20])
@@ -62,6 +63,7 @@ def main():
     ap.add_argument("--compare", help="another graphcomm binary, run in the same interleaving")
     ap.add_argument("--binary", default=os.path.join(ROOT, "build", "src", "graphcomm"))
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "load.json"))
+    lab.add_store_option(ap)
     args = ap.parse_args()
     for path in [args.binary] + ([args.compare] if args.compare else []):
         if not os.access(path, os.X_OK):
@@ -72,6 +74,7 @@ def main():
         sys.exit("bench: --repeat must be at least 1")
 
     results = []
+    session = lab.bench("load", args, args.binary)
     columns = ["graphcomm"] + (["compare"] if args.compare else []) + (
         ["gap"] if args.gap_dir else [])
     for scale in args.scales:
@@ -81,19 +84,19 @@ def main():
             for rep in range(args.repeat):
                 print(f"bench: rmat:{scale} at {ranks} ranks, repetition {rep + 1}/{args.repeat}",
                       file=sys.stderr, flush=True)
-                seconds, rss = ours(args.binary, scale, ranks)
+                seconds, rss = ours(session, rep, scale, ranks)
                 runs["graphcomm"].append(seconds)
                 peak.append(rss)
                 if args.compare:
-                    runs["compare"].append(ours(args.compare, scale, ranks)[0])
+                    runs["compare"].append(ours(session, rep, scale, ranks, binary=args.compare,
+                                                variant="compare")[0])
                 if args.gap_dir:
                     runs["gap"].append(gap(args.gap_dir, scale, ranks))
             row = {"scale": scale, "ranks": ranks, "peak_rss_bytes_max": max(peak),
                    "seconds": {c: summary(runs[c]) for c in columns}}
             # Ratios per repetition (each pair ran back to back), then their median.
             for other in columns[1:]:
-                ratios = [a / b for a, b in zip(runs["graphcomm"], runs[other])]
-                row[f"ratio_to_{other}"] = summary(ratios)
+                row[f"ratio_to_{other}"] = summary(ratios(runs["graphcomm"], runs[other]))
             results.append(row)
 
     head = f"{'graph':>9} {'ranks':>5} " + " ".join(f"{c + ' s (min-max)':>24}" for c in columns)
@@ -116,8 +119,9 @@ def main():
         json.dump({"benchmark": "load", "binary": args.binary, "compare": args.compare,
                    "gap_dir": args.gap_dir, "results": results}, f, indent=2)
     os.replace(tmp, args.out)
-    print(f"bench: wrote {args.out}", file=sys.stderr)
+    print(f"bench: wrote {args.out}; graphcomm's runs: suite {session.suite_name()} in "
+          f"{args.store}", file=sys.stderr)
 
 
 if __name__ == "__main__":
-    main()
+    lab.main(main)

@@ -16,6 +16,11 @@ repetition; `speedup` is the median over repetitions of mel's time / ours.
 mel's time is its own "Execution time for maximal edge matching" (between
 barriers, averaged over ranks, so in effect the slowest rank's time).
 
+graphcomm's runs go through graphcomm-lab (bench/lab.py): each repetition
+of a graph and rank count is one run of a suite into the lab's store
+(--store, default results/lab.sqlite; suite bench-match@TIME), read back
+from there; mel runs after it, so the two stay interleaved.
+
 Times on a busy machine are noisy: compare within one run, as ratios;
 messages and rounds are the deterministic evidence.
 """
@@ -27,11 +32,9 @@ import subprocess
 import sys
 import tempfile
 
-from stats import median, spread
+import lab
+from lab import DATASETS, GCRUN, ROOT, config, median, median_ratio, spread
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DATASETS = os.path.join(ROOT, "..", "shared", "datasets")
-GCRUN = os.path.join(ROOT, "scripts", "gcrun")
 MODELS = ["nsr", "rma", "ncl"]
 DEFAULT_GRAPHS = ["rgg:262144", "rmat:18", "rmat:20", "rgg:1048576",
                   os.path.join(DATASETS, "luxembourg_osm.mtx.gz"),
@@ -42,16 +45,10 @@ DEFAULT_GRAPHS = ["rgg:262144", "rmat:18", "rmat:20", "rgg:1048576",
 MEL_TIME = re.compile(r"Execution time \(in s\) for maximal edge matching:\s*([0-9.eE+-]+)")
 
 
-def ours(binary, ranks, graph, check):
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "r.json")
-        cmd = [GCRUN, "-np", str(ranks), binary, "match", "-q", "--graph", graph,
-               "--model", "all", "--json", out] + (["--check"] if check else [])
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
-            sys.exit(f"bench: failed: {' '.join(cmd)}\n{proc.stderr}")
-        with open(out) as f:
-            return json.load(f)
+def ours(session, rep, ranks, graph):
+    """`match --model all` at repetition `rep` (checked in the first), through the lab."""
+    return session.document(rep, config("match", graph, "all", ranks,
+                                        {"check": True} if rep == 0 else {}))
 
 
 def mel(mel_dir, model, ranks, path, timeout):
@@ -93,11 +90,11 @@ def fmt(value, spec):
     return format(value, spec) if value is not None else "-"
 
 
-def measure(args, graph, target, ranks):
+def measure(args, session, graph, target, ranks):
     """All repetitions at one rank count: our three models, then mel's."""
     docs, mel_times = [], {m: [] for m in MODELS}
     for rep in range(args.repeat):
-        docs.append(ours(args.binary, ranks, target, check=(rep == 0)))
+        docs.append(ours(session, rep, ranks, target))
         if args.mel_dir:
             for m in MODELS:
                 if mel_times[m] is not None:
@@ -125,7 +122,7 @@ def measure(args, graph, target, ranks):
             if mt:
                 row["mel_median_seconds"] = median(mt)
                 row["mel_spread_seconds"] = spread(mt)
-                row["speedup"] = median([m / o for m, o in zip(mt, times)])
+                row["speedup"] = median_ratio(mt, times)
         rows.append(row)
     return rows
 
@@ -139,6 +136,7 @@ def main():
     ap.add_argument("--mel-dir", help="directory with the paper code's mel_nsr, mel_rma, mel_ncl")
     ap.add_argument("--mel-timeout", type=float, default=300, help="seconds per mel run")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "match.json"))
+    lab.add_store_option(ap)
     args = ap.parse_args()
     if args.mel_dir:
         for m in MODELS:
@@ -149,6 +147,7 @@ def main():
           f"{'mel_sprd':>9} {'speedup':>7} | {'setup_s':>8} {'phase1_s':>8} {'loop_comm':>9} "
           f"{'loop_comp':>9} {'rounds':>7} {'messages':>10}  check")
     results = []
+    session = lab.bench("match", args, args.binary)
     with tempfile.TemporaryDirectory() as tmp:
         for g, graph in enumerate(args.graphs):
             target = graph
@@ -156,7 +155,7 @@ def main():
                 target = "mel:" + os.path.join(tmp, f"g{g}.mel")
                 convert_to_mel(args.binary, graph, target.split(":", 1)[1])
             for ranks in args.ranks:
-                for row in measure(args, graph, target, ranks):
+                for row in measure(args, session, graph, target, ranks):
                     results.append(row)
                     mel_med = row.get("mel_median_seconds")
                     if args.mel_dir and mel_med is None:
@@ -177,8 +176,8 @@ def main():
         json.dump({"schema_version": 1, "benchmark": "match", "repeat": args.repeat,
                    "mel_dir": args.mel_dir, "results": results}, f, indent=1)
     os.replace(tmp_out, args.out)
-    print(f"wrote {args.out}")
+    print(f"wrote {args.out}; graphcomm's runs: suite {session.suite_name()} in {args.store}")
 
 
 if __name__ == "__main__":
-    main()
+    lab.main(main)

@@ -17,16 +17,19 @@ flow-control waits, the time. --compare runs another graphcomm binary (e.g. a
 build of an older commit) the same way at its default bound. Every run must
 give the same matching (weight, cardinality). The target of issue #10: at
 most 32 bytes per local directed edge on rmat:22 at 4 ranks, every model.
+
+No reference code: every run is graphcomm's, through graphcomm-lab
+(bench/lab.py), one run of a suite each, into the lab's store (--store,
+default results/lab.sqlite; suites bench-match_memory@TIME and, for
+--compare, bench-match_memory/compare@TIME).
 """
 import argparse
 import json
 import os
-import statistics
 import sys
 
-from graphcomm_json import graphcomm
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+import lab
+from lab import ROOT, config, median
 # nsr-agg is left out by default: on 4 ranks over 2 cores it takes over 25
 # minutes at rmat:20 (bench/README.md).
 MODELS = ["nsr", "rma", "ncl", "ncl-combined", "rma-fence", "rma-hash", "shmem-fence",
@@ -44,6 +47,7 @@ def main():
     p.add_argument("--models", nargs="+", default=MODELS)
     p.add_argument("--compare", help="another graphcomm binary, run at its default bound")
     p.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "match_memory.json"))
+    lab.add_store_option(p)
     args = p.parse_args()
     for binary in [args.graphcomm] + ([args.compare] if args.compare else []):
         if not os.path.exists(binary):
@@ -52,7 +56,8 @@ def main():
         sys.exit("bench: --ranks must be positive and --bounds non-negative")
 
     print(f"bench: distribution of {args.graph} at {args.ranks} ranks", file=sys.stderr)
-    stats = graphcomm(args.graphcomm, args.ranks, ["graph", "stats", "--graph", args.graph])
+    session = lab.bench("match_memory", args, args.graphcomm)
+    stats = session.document(0, config("graph-stats", args.graph, None, args.ranks))
     edges_min = int(stats["distribution"]["edges"]["min"])
     edges_max = int(stats["distribution"]["edges"]["max"])
 
@@ -64,9 +69,9 @@ def main():
         for model in args.models:
             label = f"{build} build, {model}, round_messages {'default' if bound is None else bound}"
             print(f"bench: {label}", file=sys.stderr)
-            extra = [] if bound is None else ["--round-messages", str(bound)]
-            doc = graphcomm(binary, args.ranks,
-                            ["match", "--graph", args.graph, "--model", model] + extra)
+            options = {} if bound is None else {"round-messages": bound}
+            doc = session.document(0, config("match", args.graph, model, args.ranks, options),
+                                   binary=binary, variant="" if build == "this" else build)
             run = doc["runs"][0]
             rss = run["peak_rss_bytes"]["max"]
             rows.append({"build": build, "binary": binary, "model": model,
@@ -100,7 +105,7 @@ def main():
     summary = {}
     for build, bound in {(r["build"], r["round_messages"]) for r in rows}:
         per = [r["bytes_per_edge"] for r in rows if r["build"] == build and r["round_messages"] == bound]
-        summary[f"{build}/{bound}"] = {"max": max(per), "median": statistics.median(per)}
+        summary[f"{build}/{bound}"] = {"max": max(per), "median": median(per)}
 
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     tmp = args.out + ".tmp"
@@ -109,9 +114,9 @@ def main():
                    "edges_per_rank_max": edges_max, "target_bytes_per_edge": TARGET,
                    "runs": rows, "summary": summary}, f, indent=1)
     os.replace(tmp, args.out)
-    print(f"wrote {args.out}")
+    print(f"wrote {args.out}; graphcomm's runs: suite {session.suite_name()} in {args.store}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(lab.main(main))

@@ -15,19 +15,23 @@ then `match --algorithm all --model all` at --ranks, repeated: median time of
 every algorithm and model, messages, and the ordering's own cost (order and
 relabel seconds). Every matching is verified (--check on the first
 repetition) and must equal the block distribution's (weight, cardinality).
+
+No reference code: every run is graphcomm's, through graphcomm-lab
+(bench/lab.py), into the lab's store (--store, default results/lab.sqlite;
+suite bench-match_order@TIME): the statistics once, then the matchings one
+repetition at a time, orderings interleaved within each.
 """
 import argparse
 import json
 import os
-import statistics
 import sys
 
-from graphcomm_json import graphcomm
+import lab
+from lab import DATASETS, ROOT, config, median, spread
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DATASETS = os.path.join(os.path.dirname(ROOT), "shared", "datasets")
-ORDERINGS = {"block": [], "rcm": ["--reorder", "rcm"], "scotch": ["--partition", "scotch"],
-             "metis": ["--partition", "metis"]}
+# Each ordering's options of graphcomm.
+ORDERINGS = {"block": {}, "rcm": {"reorder": "rcm"}, "scotch": {"partition": "scotch"},
+             "metis": {"partition": "metis"}}
 
 
 def process_row(doc):
@@ -54,6 +58,7 @@ def main():
     p.add_argument("--models", nargs="*", default=["nsr", "rma", "ncl"],
                    help="models in the printed table (the JSON has every one)")
     p.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "match_order.json"))
+    lab.add_store_option(p)
     args = p.parse_args()
     if not os.path.exists(args.graphcomm):
         sys.exit(f"bench: no graphcomm at {args.graphcomm} (run scripts/build)")
@@ -64,24 +69,26 @@ def main():
         print(f"bench: {g} not found: skipped", file=sys.stderr)
 
     results = []
+    session = lab.bench("match_order", args, args.graphcomm)
     for graph in graphs:
         name = os.path.basename(graph)
         stats, runs = {}, {}
         for o in args.orderings:
-            common = ["--graph", graph, "--distribution", args.distribution] + ORDERINGS[o]
+            options = dict(ORDERINGS[o], distribution=args.distribution)
             for ranks in args.stats_ranks:
                 print(f"bench: {name} {o}: stats at {ranks} ranks", file=sys.stderr, flush=True)
-                stats[(o, ranks)] = process_row(graphcomm(args.graphcomm, ranks,
-                                                          ["graph", "stats"] + common))
+                stats[(o, ranks)] = process_row(session.document(
+                    0, config("graph-stats", graph, None, ranks, options)))
             runs[o] = []
         for rep in range(args.repeat):  # orderings interleaved in each repetition
             for o in args.orderings:
                 print(f"bench: {name} {o}: matching at {args.ranks} ranks, repetition "
                       f"{rep + 1}/{args.repeat}", file=sys.stderr, flush=True)
-                common = ["--graph", graph, "--distribution", args.distribution] + ORDERINGS[o]
-                runs[o].append(graphcomm(args.graphcomm, args.ranks,
-                                         ["match", "--algorithm", "all", "--model", "all"] +
-                                         (["--check"] if rep == 0 else []) + common))
+                options = dict(ORDERINGS[o], distribution=args.distribution, algorithm="all")
+                if rep == 0:
+                    options["check"] = True
+                runs[o].append(session.document(
+                    rep, config("match", graph, "all", args.ranks, options)))
         reference = None
         for o in args.orderings:
             first = runs[o][0]
@@ -98,16 +105,15 @@ def main():
             timings = [doc["timings"] for doc in runs[o]]
             row = {"graph": name, "ordering": o, "vertices": first["graph"]["vertices"],
                    "edges": first["graph"]["edges"],
-                   "order_seconds": statistics.median(t["order_seconds"] for t in timings),
-                   "relabel_seconds": statistics.median(t["relabel_seconds"] for t in timings),
-                   "load_seconds": statistics.median(t["load_seconds"] for t in timings),
+                   "order_seconds": median(t["order_seconds"] for t in timings),
+                   "relabel_seconds": median(t["relabel_seconds"] for t in timings),
+                   "load_seconds": median(t["load_seconds"] for t in timings),
                    "process": {str(k): stats[(o, k)] for k in args.stats_ranks}, "matching": []}
             for i, r in enumerate(first["runs"]):
                 times = [doc["runs"][i]["seconds"] for doc in runs[o]]
                 row["matching"].append({
                     "algorithm": r["algorithm"], "model": r["model"], "seconds": times,
-                    "median_seconds": statistics.median(times),
-                    "spread_seconds": max(times) - min(times),
+                    "median_seconds": median(times), "spread_seconds": spread(times),
                     "messages": r["messages"]["sum"], "check": r["check"]})
             results.append(row)
 
@@ -144,8 +150,9 @@ def main():
                    "stats_ranks": args.stats_ranks, "distribution": args.distribution,
                    "repeat": args.repeat, "results": results}, f, indent=1)
     os.replace(args.out + ".tmp", args.out)
-    print(f"bench: wrote {args.out}", file=sys.stderr)
+    print(f"bench: wrote {args.out}; graphcomm's runs: suite {session.suite_name()} in "
+          f"{args.store}", file=sys.stderr)
 
 
 if __name__ == "__main__":
-    main()
+    lab.main(main)

@@ -39,6 +39,11 @@ interleaved within each repetition; medians and spreads (max - min) over the
 repetitions; ratios are medians of the per-repetition ratios. The first
 repetition runs graphcomm with --check (identity with the serial greedy
 matching). Times on a busy machine are noisy: compare within one run.
+
+graphcomm's runs go through graphcomm-lab (bench/lab.py): each is a run of a
+suite into the lab's store (--store, default results/lab.sqlite; suite
+bench-match_suitor@TIME) at its repetition, read back from there, so the
+interleaving with NetworKit is as before.
 """
 import argparse
 import json
@@ -48,11 +53,9 @@ import sys
 import tempfile
 import time
 
-from stats import median, spread
+import lab
+from lab import DATASETS, GCRUN, ROOT, config, median, median_ratio, spread
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DATASETS = os.path.join(ROOT, "..", "shared", "datasets")
-GCRUN = os.path.join(ROOT, "scripts", "gcrun")
 # rmat:20 and the three largest real graphs (by edges, shared/datasets/README.md);
 # all pattern files, so weights come from the seed.
 DEFAULT_GRAPHS = ["rmat:20",
@@ -61,12 +64,12 @@ DEFAULT_GRAPHS = ["rmat:20",
                   os.path.join(DATASETS, "cit-HepPh.txt.gz")]
 TARGET = 1.5  # graphcomm suitor at 1 rank within 1.5x NetworKit's time
 SPEEDUP_TARGET = 0.75  # suitor at 2 ranks at most 0.75x its 1-rank time
-# How each distribution is asked of `graphcomm match`.
-DISTRIBUTIONS = {"block": ["--distribution", "block"], "edges": ["--distribution", "edges"],
-                 "rcm": ["--reorder", "rcm"], "metis": ["--partition", "metis"],
-                 "scotch": ["--partition", "scotch"],
-                 "metis+edges": ["--partition", "metis", "--distribution", "edges"],
-                 "scotch+edges": ["--partition", "scotch", "--distribution", "edges"]}
+# How each distribution is asked of `graphcomm match` (its options).
+DISTRIBUTIONS = {"block": {"distribution": "block"}, "edges": {"distribution": "edges"},
+                 "rcm": {"reorder": "rcm"}, "metis": {"partition": "metis"},
+                 "scotch": {"partition": "scotch"},
+                 "metis+edges": {"partition": "metis", "distribution": "edges"},
+                 "scotch+edges": {"partition": "scotch", "distribution": "edges"}}
 
 # The NetworKit side, run by the venv's python: loads the edge list once, then
 # answers each "run" line with one timed SuitorMatcher.run().
@@ -116,15 +119,13 @@ def convert(binary, graph, path):
     checked([GCRUN, "-np", "2", binary, "graph", "convert", "-q", "--graph", graph, "--output", path])
 
 
-def graphcomm(binary, ranks, graph, model, distribution, check):
-    """{algorithm: run} of one `match --algorithm all` invocation."""
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "r.json")
-        checked([GCRUN, "-np", str(ranks), binary, "match", "-q", "--graph", graph, "--model", model,
-                 "--algorithm", "all", "--json", out] + DISTRIBUTIONS[distribution] +
-                (["--check"] if check else []))
-        with open(out) as f:
-            doc = json.load(f)
+def graphcomm(session, rep, ranks, graph, model, distribution):
+    """{algorithm: run} of one `match --algorithm all` run (checked in the
+    first repetition), through the lab."""
+    options = dict(DISTRIBUTIONS[distribution], algorithm="all")
+    if rep == 0:
+        options["check"] = True
+    doc = session.document(rep, config("match", graph, model, ranks, options))
     return doc, {r["algorithm"]: r for r in doc["runs"]}
 
 
@@ -162,7 +163,7 @@ def load_average():
         return [float(x) for x in f.read().split()[:3]]
 
 
-def measure(args, python, graph, tmp, index):
+def measure(args, session, python, graph, tmp, index):
     el = os.path.join(tmp, f"g{index}.el")
     gcg = os.path.join(tmp, f"g{index}.gcg")
     convert(args.binary, graph, el)
@@ -180,7 +181,7 @@ def measure(args, python, graph, tmp, index):
     figures, doc, suitor_runs, order_seconds = None, None, {}, {}
     for rep in range(args.repeat):
         for ranks, model, distribution, key in configs:
-            d, runs = graphcomm(args.binary, ranks, target, model, distribution, check=(rep == 0))
+            d, runs = graphcomm(session, rep, ranks, target, model, distribution)
             doc = doc or d
             order_seconds.setdefault(distribution, []).append(
                 d["timings"].get("order_seconds", 0.0) + d["timings"].get("relabel_seconds", 0.0))
@@ -204,7 +205,7 @@ def measure(args, python, graph, tmp, index):
                  f"{doc['graph']['edges']}")
 
     def ratios(a, b):
-        return median([x / y for x, y in zip(times[a], times[b])])
+        return median_ratio(times[a], times[b])
 
     row = {"graph": graph, "vertices": doc["graph"]["vertices"], "edges": doc["graph"]["edges"],
            "weight": figures[0], "cardinality": figures[1], "networkit": nk.info,
@@ -249,6 +250,7 @@ def main():
     ap.add_argument("--venv", default=os.path.join(ROOT, "bench", ".venv"))
     ap.add_argument("--networkit-version", default="11.3")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "match_suitor.json"))
+    lab.add_store_option(ap)
     args = ap.parse_args()
     if args.repeat < 1:
         sys.exit("bench: --repeat must be at least 1")
@@ -260,9 +262,10 @@ def main():
     print(f"{'graph':<24} {'|E|':>9} {'networkit_s':>16} {'ld_1_s':>16} {'suitor_1_s':>16} "
           f"{'suit/nk':>7} {'ld/nk':>6}  target(<= {TARGET})", flush=True)
     results = []
+    session = lab.bench("match_suitor", args, args.binary)
     with tempfile.TemporaryDirectory() as tmp:
         for i, graph in enumerate(args.graphs):
-            row = measure(args, python, graph, tmp, i)
+            row = measure(args, session, python, graph, tmp, i)
             results.append(row)
             print(f"{os.path.basename(graph)[:24]:<24} {row['edges']:>9} {cell(row, 'networkit'):>16} "
                   f"{cell(row, 'ld/ncl/1'):>16} {cell(row, 'suitor/ncl/1'):>16} "
@@ -304,8 +307,8 @@ def main():
                    "load_average": {"start": load_before, "end": load_after},
                    "results": results}, f, indent=1)
     os.replace(tmp_out, args.out)
-    print(f"wrote {args.out}")
+    print(f"wrote {args.out}; graphcomm's runs: suite {session.suite_name()} in {args.store}")
 
 
 if __name__ == "__main__":
-    main()
+    lab.main(main)

@@ -16,31 +16,26 @@ Perfect weak scaling keeps the time constant: `efficiency` is the median
 This machine has few cores: rank counts above them are oversubscribed (the
 table says so), and their times measure the scheduler as much as the code.
 Messages, bytes and phases are the deterministic evidence there.
+
+No reference code: every run is graphcomm's, through graphcomm-lab
+(bench/lab.py), one repetition of every rank count at a time (rank counts
+interleaved), into the lab's store (--store, default results/lab.sqlite;
+suite bench-match_weak@TIME); this script adds the efficiency and the table.
+The suite python/suites/matching-weak.toml runs the same study without it.
 """
 import argparse
 import json
 import os
-import statistics
-import subprocess
 import sys
-import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GCRUN = os.path.join(ROOT, "scripts", "gcrun")
+import lab
+from lab import ROOT, config, median, spread
 
 
-def run(binary, ranks, graph, check):
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "r.json")
-        cmd = [GCRUN, "-np", str(ranks), binary, "match", "-q", "--graph", graph,
-               "--algorithm", "all", "--model", "all", "--json", out]
-        if check:
-            cmd.append("--check")
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
-            sys.exit(f"bench: failed: {' '.join(cmd)}\n{proc.stderr}")
-        with open(out) as f:
-            return json.load(f)
+def run(session, rep, ranks, graph):
+    """`match --algorithm all --model all` (checked in the first repetition)."""
+    options = {"algorithm": "all", "check": True} if rep == 0 else {"algorithm": "all"}
+    return session.document(rep, config("match", graph, "all", ranks, options))
 
 
 def main():
@@ -52,6 +47,7 @@ def main():
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--models", nargs="*", default=["nsr", "rma", "ncl"])
     p.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "match_weak.json"))
+    lab.add_store_option(p)
     args = p.parse_args()
     if not os.path.exists(args.graphcomm):
         sys.exit(f"bench: no graphcomm at {args.graphcomm} (run scripts/build)")
@@ -60,12 +56,12 @@ def main():
     cores = os.cpu_count() or 1
 
     runs = {ranks: [] for ranks in args.ranks}
+    session = lab.bench("match_weak", args, args.graphcomm)
     for rep in range(args.repeat):
         for ranks in args.ranks:
             print(f"bench: repetition {rep + 1}/{args.repeat}: {ranks} ranks", file=sys.stderr,
                   flush=True)
-            runs[ranks].append(run(args.graphcomm, ranks, f"rgg:{args.per_rank * ranks}",
-                                   check=rep == 0))
+            runs[ranks].append(run(session, rep, ranks, f"rgg:{args.per_rank * ranks}"))
 
     rows = []
     for ranks in args.ranks:
@@ -84,8 +80,7 @@ def main():
                 "ranks": ranks, "oversubscribed": ranks > cores,
                 "vertices": first["graph"]["vertices"], "edges": first["graph"]["edges"],
                 "algorithm": r["algorithm"], "model": r["model"], "seconds": times,
-                "median_seconds": statistics.median(times),
-                "spread_seconds": max(times) - min(times),
+                "median_seconds": median(times), "spread_seconds": spread(times),
                 "messages": r["messages"]["sum"], "messages_max": r["messages"]["max"],
                 "phases": r["phases"], "rounds": r["rounds"],
                 "peak_rss_max": r["peak_rss_bytes"]["max"],
@@ -114,8 +109,9 @@ def main():
                    "repeat": args.repeat, "cores": cores, "results": rows,
                    "runs": {str(k): v for k, v in runs.items()}}, f, indent=1)
     os.replace(args.out + ".tmp", args.out)
-    print(f"bench: wrote {args.out}", file=sys.stderr)
+    print(f"bench: wrote {args.out}; graphcomm's runs: suite {session.suite_name()} in "
+          f"{args.store}", file=sys.stderr)
 
 
 if __name__ == "__main__":
-    main()
+    lab.main(main)

@@ -20,19 +20,23 @@ its median pass); repetitions go round all workloads before starting again,
 so that every workload sees the machine in the same states. Search lengths,
 partners and memory are deterministic; times are not: compare ratios within
 one run.
+
+No reference code: the script makes the workloads (`graphcomm mq synth`,
+scripts/trace), and the replays run through graphcomm-lab (bench/lab.py), one
+run of a suite each, one repetition of every workload at a time, into the
+lab's store (--store, default results/lab.sqlite; suite bench-mq@TIME).
 """
 import argparse
 import json
 import os
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GCRUN = os.path.join(ROOT, "scripts", "gcrun")
+import lab
+from lab import GCRUN, ROOT, config, median, spread
 
 
 def graphcomm(binary, args):
@@ -120,11 +124,10 @@ def record(args, tmp):
     return made
 
 
-def replay(args, traces, out):
-    graphcomm(args.graphcomm, ["mq", "replay", "-q"] + traces +
-              ["--engine", args.engine, "--passes", str(args.passes), "--json", out])
-    with open(out) as f:
-        return json.load(f)
+def replay(args, session, rep, traces):
+    """`mq replay TRACE --engine E --passes N` through the lab."""
+    (trace,) = traces
+    return session.document(rep, config("mq", trace, args.engine, 1, {"passes": args.passes}))
 
 
 def summarize(runs):
@@ -135,15 +138,15 @@ def summarize(runs):
         rows.append({
             "engine": first["engine"],
             "ns_per_operation": times,
-            "median_ns": statistics.median(times),
-            "spread_ns": max(times) - min(times),
+            "median_ns": median(times),
+            "spread_ns": spread(times),
             "prq_mean": first["prq"]["mean"],
             "umq_mean": first["umq"]["mean"],
             "prq_max": first["prq"]["max"],
             "umq_max": first["umq"]["max"],
             "partners": first["partners"],
             "levels": first["levels"],
-            "extraction_percent": statistics.median(
+            "extraction_percent": median(
                 r["engines"][i]["extraction"]["percent_of_time"] for r in runs),
             "memory_max": first["memory_overhead_bytes"]["max"],
             "check": "OK" if all(r["engines"][i]["check"] == "OK" for r in runs) else "FAIL",
@@ -229,10 +232,12 @@ def main():
     p.add_argument("--passes", type=int, default=5, help="passes per replay (median)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "mq.json"))
+    lab.add_store_option(p)
     args = p.parse_args()
     if not os.path.exists(args.graphcomm):
         sys.exit(f"bench: no graphcomm at {args.graphcomm} (run scripts/build)")
 
+    session = lab.bench("mq", args, args.graphcomm)
     with tempfile.TemporaryDirectory(prefix="gc-bench-mq-") as tmp:
         loads = workloads(args, tmp)
         runs = {name: [] for name, *_ in loads}
@@ -240,7 +245,7 @@ def main():
             for name, traces, *_ in loads:
                 print(f"bench: repetition {rep + 1}/{args.repeat}: {name}", file=sys.stderr,
                       flush=True)
-                runs[name].append(replay(args, traces, os.path.join(tmp, "r.json")))
+                runs[name].append(replay(args, session, rep, traces))
 
     print(f"{'workload':<22} {'engine':<15} {'ns/op':>9} {'spread':>8} {'speedup':>8} "
           f"{'prq_mean':>9} {'umq_mean':>9} {'umq_max':>8} {'partners':>8} {'ext_%':>6} "
@@ -266,8 +271,9 @@ def main():
         json.dump({"repeat": args.repeat, "passes": args.passes, "workloads": results}, f,
                   indent=1)
     os.replace(args.out + ".tmp", args.out)
-    print(f"bench: wrote {args.out}", file=sys.stderr)
+    print(f"bench: wrote {args.out}; graphcomm's runs: suite {session.suite_name()} in "
+          f"{args.store}", file=sys.stderr)
 
 
 if __name__ == "__main__":
-    main()
+    lab.main(main)

@@ -28,6 +28,12 @@ mpil_persist_std_us=.. mpil_persist_locality_us=.. check=ok` per size.
 
 More ranks than cores are oversubscribed: latencies then mostly measure the
 scheduler; the message counts stay exact.
+
+graphcomm runs through graphcomm-lab (bench/lab.py): each `nbr bench` and
+`spmm` is one run of a suite into the lab's store (--store, default
+results/lab.sqlite; a suite bench-nbr/TRANSPORT@TIME per transport, whose
+launcher is scripts/gcrun --mca btl ...), read back from there; MPI
+Advance's driver runs right after the graphcomm run of its topology.
 """
 import argparse
 import json
@@ -36,9 +42,9 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GCRUN = os.path.join(ROOT, "scripts", "gcrun")
-DATASETS = os.path.join(os.path.dirname(ROOT), "shared", "datasets")
+import lab
+from lab import DATASETS, GCRUN, ROOT, config
+
 MATRICES = [os.path.join(DATASETS, f) for f in ("ash292.mtx.gz", "dwt_193.mtx.gz", "Journals.mtx.gz")]
 TOPOLOGIES = ["moore:2:1", "moore:2:2", "moore:2:3", "moore:2:4", "moore:3:1", "moore:3:2",
               "random:0.05", "random:0.2", "random:0.5", "random:0.8", "graph:rmat:18"]
@@ -47,23 +53,15 @@ TOPOLOGIES = ["moore:2:1", "moore:2:2", "moore:2:3", "moore:2:4", "moore:3:1", "
 BTL = {"shm": "self,vader", "tcp": "self,tcp"}
 
 
-def graphcomm_json(binary, ranks, args, transport="shm"):
-    """Runs `graphcomm ARGS --json FILE` at `ranks` ranks; the JSON document."""
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "r.json")
-        cmd = [GCRUN, "-np", str(ranks), "--mca", "btl", BTL[transport], binary] + args + ["--json", out]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise RuntimeError(f"failed: {' '.join(cmd)}\n{proc.stderr[-2000:]}")
-        with open(out) as f:
-            return json.load(f)
+def graphcomm(session, transport, cfg):
+    """The JSON document of one graphcomm run over `transport`, through the lab."""
+    return session.document(0, cfg, variant=transport,
+                            launcher=[GCRUN, "--mca", "btl", BTL[transport]])
 
 
-def run(binary, ranks, topology, collective, k, sizes, iters, repeat, transport, extra=()):
-    return graphcomm_json(binary, ranks, [
-        "nbr", "bench", "-q", "--topology", topology, "--collective", collective, "--k", k,
-        "--sizes", sizes, "--iters", str(iters), "--repeat", str(repeat), "--check", *extra],
-        transport)
+def run(session, ranks, topology, collective, k, sizes, iters, repeat, transport, extra):
+    return graphcomm(session, transport, config("nbr", topology, collective, ranks, dict(
+        extra, k=k, sizes=sizes, iters=iters, repeat=repeat, check=True)))
 
 
 def mpi_advance(driver, ranks, topology_file, sizes, iters, repeat, ppn, transport):
@@ -87,9 +85,9 @@ def mpi_advance(driver, ranks, topology_file, sizes, iters, repeat, ppn, transpo
     return out
 
 
-def spmm(binary, ranks, matrix, iters, transport):
-    return graphcomm_json(binary, ranks, ["spmm", "-q", "--matrix", matrix, "--method", "all",
-                                          "--iters", str(iters), "--check"], transport)
+def spmm(session, ranks, matrix, iters, transport):
+    return graphcomm(session, transport, config("spmm", matrix, "all", ranks,
+                                                {"iters": iters, "check": True}))
 
 
 def main():
@@ -110,13 +108,16 @@ def main():
     p.add_argument("--spmm", nargs="*", default=MATRICES)
     p.add_argument("--spmm-iters", type=int, default=50)
     p.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "nbr.json"))
+    lab.add_store_option(p)
     args = p.parse_args()
     if not os.path.exists(args.graphcomm):
         sys.exit(f"bench: no graphcomm at {args.graphcomm} (run scripts/build)")
     if args.mpi_advance and not os.path.exists(args.mpi_advance):
         sys.exit(f"bench: no MPI Advance driver at {args.mpi_advance}")
-    mode = ["--mode", args.mode] + (["--ranks-per-node", str(args.ranks_per_node)]
-                                    if args.mode == "aware" else [])
+    mode = {"mode": args.mode}
+    if args.mode == "aware":
+        mode["ranks-per-node"] = args.ranks_per_node
+    session = lab.bench("nbr", args, args.graphcomm)
     runs = []
     print(f"{'net':<4} {'topology':<14} {'collective':<10} {'k':>4} {'msgs/rank':>9} {'default':>8} "
           f"{'bytes':>6} {'default_us':>11} {'ours_us':>9} {'speedup':>8}"
@@ -130,9 +131,9 @@ def main():
                         print(f"bench: {transport} {topology} {collective} k={k}", file=sys.stderr,
                               flush=True)
                         advance = args.mpi_advance and collective == "alltoallv"
-                        extra = mode + (["--save-topology", saved] if advance else [])
+                        extra = dict(mode, **({"save-topology": saved} if advance else {}))
                         try:
-                            doc = run(args.graphcomm, args.ranks, topology, collective, k,
+                            doc = run(session, args.ranks, topology, collective, k,
                                       args.sizes, args.iters, args.repeat, transport, extra)
                             if advance:
                                 doc["mpi_advance"] = mpi_advance(
@@ -164,7 +165,7 @@ def main():
         for matrix in args.spmm:
             print(f"bench: {transport} spmm {matrix}", file=sys.stderr, flush=True)
             try:
-                doc = spmm(args.graphcomm, args.ranks, matrix, args.spmm_iters, transport)
+                doc = spmm(session, args.ranks, matrix, args.spmm_iters, transport)
             except RuntimeError as e:
                 print(f"bench: {e}", file=sys.stderr)
                 continue
@@ -178,8 +179,9 @@ def main():
     with open(args.out + ".tmp", "w") as f:
         json.dump({"ranks": args.ranks, "runs": runs, "spmm": spmm_runs}, f, indent=1)
     os.replace(args.out + ".tmp", args.out)
-    print(f"bench: wrote {args.out}", file=sys.stderr)
+    print(f"bench: wrote {args.out}; graphcomm's runs: suites {session.suite_name('TRANSPORT')} "
+          f"in {args.store}", file=sys.stderr)
 
 
 if __name__ == "__main__":
-    main()
+    lab.main(main)

@@ -10,16 +10,20 @@ repetitions (interleaved). Prints one table and writes every figure as JSON.
 What the simulator does not model (docs/simulation.md): the memory bandwidth
 two ranks share, the real machine's noise, and everything the real MPI
 library does that its model of the network does not (copies, progress).
+
+Both sides are graphcomm, under two launchers and two builds, and there is
+no reference code, so this script runs them itself (not through the lab's
+store, whose `reproduce --simulate` is the lab's simulated path); its median
+and spread are the lab's (bench/lab.py).
 """
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from lab import ROOT, median, range_text, ratios
 REAL = [os.path.join(ROOT, "scripts", "gcrun"), "--mpi", "openmpi", "-np", "2",
         os.path.join(ROOT, "build", "src", "graphcomm")]
 SIMULATED = [os.path.join(ROOT, "scripts", "simulate"), "-np", "2", "--platform", "this-machine",
@@ -82,13 +86,13 @@ def main():
     rows = []
     print(f"{'case':<52} {'real':>11} {'simulated':>11} {'sim/real':>9}  spread")
     for case, f in figures.items():
-        ratios = [s / r for s, r in zip(f["simulated"], f["real"])]
-        row = {"case": case, "real": f["real"], "simulated": f["simulated"], "ratios": ratios,
-               "median_ratio": statistics.median(ratios)}
+        each = ratios(f["simulated"], f["real"])
+        row = {"case": case, "real": f["real"], "simulated": f["simulated"], "ratios": each,
+               "median_ratio": median(each)}
         rows.append(row)
-        print(f"{case:<52} {statistics.median(f['real']):>11.4g} "
-              f"{statistics.median(f['simulated']):>11.4g} {row['median_ratio']:>9.2f}  "
-              f"{min(ratios):.2f}-{max(ratios):.2f}")
+        print(f"{case:<52} {median(f['real']):>11.4g} "
+              f"{median(f['simulated']):>11.4g} {row['median_ratio']:>9.2f}  "
+              f"{range_text(each, '.2f')}")
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, "w") as f:
         json.dump({"repeat": a.repeat, "rows": rows}, f, indent=1)

@@ -14,19 +14,17 @@ Errors are one line on stderr, `graphcomm-lab: error: ...`, and exit code 2
 """
 import argparse
 import csv
-import statistics
 import sys
 from pathlib import Path
 
 from .compare import CompareError, compare
 from .figures import STATS_HEAD, PlotError, flatten, options_text, stats_rows
 from .kernels import KERNELS
-from .runner import ROOT, check_suite, run_suite
+from .runner import DEFAULT_STORE, ROOT, check_suite, run_suite
+from .stats import median_text, range_text
 from .store import Store, StoreError
 from .suite import SuiteError, load_suite
 from .text import table
-
-DEFAULT_STORE = ROOT / "results" / "lab.sqlite"
 
 
 def export_rows(runs):
@@ -92,9 +90,8 @@ def cmd_show(args):
     rows = []
     for key, rs in groups.items():
         ok = [r["wall_seconds"] for r in rs if r["status"] == "ok"]
-        med = f"{statistics.median(ok):.3f}" if ok else "-"
-        spread = f"{min(ok):.3f}-{max(ok):.3f}" if ok else "-"
-        rows.append([*map(str, key), str(len(ok)), str(len(rs) - len(ok)), med, spread])
+        rows.append([*map(str, key), str(len(ok)), str(len(rs) - len(ok)),
+                     median_text(ok, ".3f"), range_text(ok, ".3f")])
     print(table(head, rows))
     for r in runs:
         if r["status"] == "failed":

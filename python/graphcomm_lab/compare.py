@@ -3,9 +3,9 @@ models, two rank counts, two values of an option), everything else equal,
 as B/A ratios of medians over the repetitions, with the spread of the ratio
 over every pair of runs (min-max)."""
 import json
-import statistics
 
 from .figures import options_text, run_values
+from .stats import median, median_range_text, range_text
 from .text import table
 
 FIELDS = ("git_commit", "model", "ranks", "input", "kernel")
@@ -36,10 +36,6 @@ def _group(run, by):
             json.dumps(options, sort_keys=True))
 
 
-def _fmt(xs):
-    return f"{statistics.median(xs):.4g} ({min(xs):.4g}-{max(xs):.4g})"
-
-
 def compare(runs, by, a, b, metric=None):
     """The comparison table as text."""
     values = {}  # (group, part, metric) -> {"a": [...], "b": [...]}
@@ -55,14 +51,14 @@ def compare(runs, by, a, b, metric=None):
     for (group, label, name), sides in values.items():
         if not sides["a"] or not sides["b"]:
             continue
-        ma, mb = statistics.median(sides["a"]), statistics.median(sides["b"])
+        ma, mb = median(sides["a"]), median(sides["b"])
         ratios = [y / x for x in sides["a"] for y in sides["b"] if x != 0]
         ratio = f"{mb / ma:.3f}" if ma != 0 else "-"
-        spread = f"{min(ratios):.3f}-{max(ratios):.3f}" if ratios else "-"
         kernel, inp, model, ranks, options = group
         options = options_text(json.loads(options))
-        rows.append([kernel, inp, model, ranks, options, label, name, _fmt(sides["a"]),
-                     _fmt(sides["b"]), ratio, spread])
+        rows.append([kernel, inp, model, ranks, options, label, name,
+                     median_range_text(sides["a"], ".4g"), median_range_text(sides["b"], ".4g"),
+                     ratio, range_text(ratios, ".3f")])
     if not rows:
         raise CompareError(f"no configuration has runs with {by} = {a} and with {by} = {b}"
                            + (f" reporting '{metric}'" if metric else ""))

@@ -22,6 +22,14 @@ class Kernel:
     with_all: bool = False  # the axis also takes "all"
     serial: bool = False  # runs on one rank only
     comm_matrix: bool = False  # writes --comm-matrix FILE (docs/json-schema.md)
+    input_forms: tuple = ()  # (prefix, flag): an input PREFIXvalue is `flag value`
+
+    def input_arguments(self, text):
+        """graphcomm's arguments naming the input `text`."""
+        for prefix, flag in self.input_forms:
+            if text.startswith(prefix):
+                return [flag, text[len(prefix):]]
+        return [self.input_flag, text] if self.input_flag else [text]
 
     def models(self, catalog):
         """The values of the model axis, by the binary's `catalog`."""
@@ -35,7 +43,10 @@ KERNELS = {
         Kernel("graph-stats", ("graph", "stats"), "--graph", None),
         Kernel("match", ("match",), "--graph", "--model", "exchange_models", "nsr", True,
                comm_matrix=True),
-        Kernel("bfs", ("bfs",), "--graph", "--model", "exchange_models", "nsr", True),
+        # graph500:SCALE is `--scale SCALE`: the specification's graph, whose
+        # TEPS count its input tuples as Graph500's reference codes do.
+        Kernel("bfs", ("bfs",), "--graph", "--model", "exchange_models", "nsr", True,
+               input_forms=(("graph500:", "--scale"),)),
         Kernel("spmm", ("spmm",), "--matrix", "--method", "spmm_methods", "allgather", True),
         Kernel("nbr", ("nbr", "bench"), "--topology", "--collective", "nbr_collectives",
                "allgather"),

@@ -17,7 +17,6 @@
   matching study's Figures 2, 9 and 11).
 """
 import re
-import statistics
 from collections import defaultdict
 from pathlib import Path
 
@@ -28,6 +27,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from .figures import (DEFAULT_METRIC, PlotError, metric_name, options_text,  # noqa: E402
                       parts, run_values)
+from .stats import median  # noqa: E402
 
 
 def observations(runs, kernel, metric=None):
@@ -75,7 +75,7 @@ def performance_profile(runs, kernel, out_base, metric=None):
     obs, name, more_is_better = observations(runs, kernel, metric)
     cost = defaultdict(dict)  # problem -> solver -> median cost (lower is better)
     for (inp, ranks, options, solver), values in obs.items():
-        m = statistics.median(values)
+        m = median(values)
         cost[(inp, ranks, options)][solver] = (1.0 / m if m else float("inf")) if more_is_better \
             else m
     solvers = sorted({s for c in cost.values() for s in c})
@@ -131,7 +131,7 @@ def scaling(runs, kernel, out_base, metric=None):
     obs, name, _ = observations(runs, kernel, metric)
     lines = defaultdict(dict)
     for (inp, ranks, options, solver), values in obs.items():
-        lines[_series(solver, inp, options)][ranks] = statistics.median(values)
+        lines[_series(solver, inp, options)][ranks] = median(values)
     return _against(lines, kernel, name, "ranks", out_base)
 
 
@@ -140,10 +140,10 @@ def by_scale(runs, kernel, out_base, metric=None):
     obs, name, _ = observations(runs, kernel, metric)
     lines = defaultdict(dict)
     for (inp, ranks, options, solver), values in obs.items():
-        m = re.match(r"rmat:(\d+)", inp)
+        m = re.match(r"(?:rmat|graph500):(\d+)", inp)
         if m:
             lines[_series(solver, f"np{ranks}", options)][int(m.group(1))] = \
-                statistics.median(values)
+                median(values)
     return _against(lines, kernel, name, "SCALE", out_base, log_x=False)
 
 
@@ -156,7 +156,7 @@ def _nbr_lines(runs, kernel, name, x_of, series_of):
             v, x = entry.get(name), x_of(run, entry)
             if isinstance(v, (int, float)) and not isinstance(v, bool) and x is not None:
                 values[series_of(run, entry)][x].append(float(v))
-    return {s: {x: statistics.median(v) for x, v in pts.items()} for s, pts in values.items()}
+    return {s: {x: median(v) for x, v in pts.items()} for s, pts in values.items()}
 
 
 def by_size(runs, kernel, out_base, metric=None):
@@ -204,7 +204,7 @@ def spmm_speedup(runs, kernel, out_base, metric=None):
     fig, ax = plt.subplots(figsize=(6, 4))
     width = 0.8 / len(methods)
     for k, method in enumerate(methods):
-        ys = [statistics.median(times[g]["allgather"]) / statistics.median(times[g][method])
+        ys = [median(times[g]["allgather"]) / median(times[g][method])
               if times[g][method] else 0 for g in groups]
         ax.bar([i + k * width for i in range(len(groups))], ys, width, label=method)
     ax.axhline(1.0, color="grey", linewidth=0.8)
@@ -264,7 +264,7 @@ def queues(runs, kernel, out_base, metric=None):
     for ax, key, title in ((axes[0], "search", "queue elements traversed per search"),
                            (axes[1], "ns", "ns per operation")):
         for k, inp in enumerate(inputs):
-            ys = [statistics.median(data[inp][e][key]) if data[inp][e][key] else 0
+            ys = [median(data[inp][e][key]) if data[inp][e][key] else 0
                   for e in engines]
             ax.bar([i + k * width for i in range(len(engines))], ys, width, label=inp)
         ax.set_xticks([i + 0.4 - width / 2 for i in range(len(engines))], engines, rotation=45,

@@ -7,12 +7,12 @@ every image has loaded with a size, which the browser test reads."""
 import base64
 import datetime
 import html
-import statistics
 import tempfile
 from collections import defaultdict
 from pathlib import Path
 
 from .figures import STATS_HEAD, PlotError, options_text, run_values, stats_rows
+from .stats import median_text, range_text
 
 _STYLE = """
 body { font-family: sans-serif; margin: 2em auto; max-width: 75em; color: #222; }
@@ -68,7 +68,7 @@ def _figures_table(runs):
             key = (r["kernel"], r["input"], r["model"] or "-", r["ranks"],
                    options_text(r["options"]), label, name)
             values[key].append(v)
-    rows = [(*key, len(v), f"{statistics.median(v):.4g}", f"{min(v):.4g}-{max(v):.4g}")
+    rows = [(*key, len(v), median_text(v, ".4g"), range_text(v, ".4g"))
             for key, v in values.items()]
     head = ("kernel", "input", "model", "ranks", "options", "part", "figure", "runs", "median",
             "spread")

@@ -14,12 +14,12 @@ mean little.
 has a suite of its own, named reproduce-CLAIM-simulated-PLATFORM, run by the SMPI
 build on a modeled platform, stored apart from the measured runs, and judged
 on simulated time."""
-import statistics
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from .figures import parts
+from .stats import median
 from .suite import suite_from_doc
 
 
@@ -66,7 +66,7 @@ def _ratio(num, den):
     if not num or not den:
         return None, True
     pairs = [a / b for a in num for b in den if b]
-    return statistics.median(num) / statistics.median(den), min(pairs) < 1 < max(pairs)
+    return median(num) / median(den), min(pairs) < 1 < max(pairs)
 
 
 def _inputs(runs, kernel):
@@ -190,7 +190,7 @@ def judge_combining(runs):
             v = _values(runs, "nbr", "speedup", part=size, input=inp)
             if not v:
                 return _no_data(f"nbr {inp} at {size}")
-            speed[inp, size] = statistics.median(v)
+            speed[inp, size] = median(v)
     measured = "; ".join(f"{inp}: speedup {speed[inp, '4 B']:.2f} at 4 B, "
                          f"{speed[inp, '16384 B']:.2f} at 16 KiB" for inp in inputs)
     grows = speed[inputs[-1], "4 B"] > speed[inputs[0], "4 B"]
@@ -280,7 +280,7 @@ def judge_one_sided_scaling(runs):
         one = {m: _teps(runs, inp, f"top-down/{m}", ranks) for m in ("rma-fence", "rma-hash")}
         if not two or not all(one.values()):
             return _no_data(f"bfs runs of {inp} at {ranks} ranks")
-        best = max(statistics.median(v) for v in one.values()) / statistics.median(two)
+        best = max(median(v) for v in one.values()) / median(two)
         points.append((ranks, inp, best))
     measured = "; ".join(f"{inp} at {p} ranks: one-sided/two-sided TEPS {b:.2f}"
                          for p, inp, b in points)

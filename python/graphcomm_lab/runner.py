@@ -23,6 +23,9 @@ from .suite import SuiteError, check_models
 ROOT = Path(os.environ.get("GRAPHCOMM_ROOT", Path(__file__).resolve().parents[2]))
 
 
+DEFAULT_STORE = ROOT / "results" / "lab.sqlite"
+
+
 def default_binary():
     return ROOT / "build" / "src" / "graphcomm"
 
@@ -163,12 +166,14 @@ def check_suite(suite, binary=None, launcher=None):
     return binary, launcher
 
 
-def run_suite(suite, store, *, binary=None, launcher=None, timeout=3600, progress=True):
-    """Returns (runs done now, failed now, skipped as stored). Raises
-    KeyboardInterrupt after storing every run that finished."""
+def run_suite(suite, store, *, binary=None, launcher=None, timeout=3600, progress=True,
+              repeats=None):
+    """Returns (runs done now, failed now, skipped as stored). `repeats`: only
+    these repetitions (0-based; default every one). Raises KeyboardInterrupt
+    after storing every run that finished."""
     binary, launcher = check_suite(suite, binary, launcher)
     done = store.done_keys(suite.name)
-    every = suite.runs()
+    every = [(r, c) for r, c in suite.runs() if repeats is None or r in repeats]
     pending = [(r, c) for r, c in every if (c.key(), r) not in done]
     skipped = len(every) - len(pending)
     where, commit = machine(), git_commit()

@@ -13,7 +13,9 @@
 Every experiment expands to inputs x models x ranks configurations. For
 weak scaling an input may grow with the ranks: with `per_rank = N` in the
 experiment, `{n}` in an input is N x ranks (`inputs = ["rgg:{n}"]`). A file
-input is relative to the repository root (graphcomm runs from there). An mq
+input is relative to the repository root (graphcomm runs from there). A bfs
+input `graph500:SCALE` is `--scale SCALE`, the Graph500 specification's graph
+(TEPS over its input tuples, as the reference codes count). An mq
 input is a trace directory or `synth:KIND[,OPTION=VALUE...]`, a synthetic
 trace (`graphcomm mq synth KIND --OPTION VALUE`, e.g.
 `synth:many-to-one,ranks=64`) the lab makes once under results/traces. Option
@@ -68,7 +70,7 @@ class Config:
         """graphcomm's arguments for this configuration (without --json)."""
         kernel = KERNELS[self.kernel]
         args = list(kernel.command)
-        args += [kernel.input_flag, self.input] if kernel.input_flag else [self.input]
+        args += kernel.input_arguments(self.input)
         if self.model is not None:
             args += [kernel.model_flag, self.model]
         for name, value in self.options:

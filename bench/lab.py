@@ -1,0 +1,51 @@
+"""What the bench scripts share: graphcomm's side runs through graphcomm-lab
+(python/graphcomm_lab: its suites, runner and store; its median and
+spread). Importing this module makes the lab importable: it puts python/ on
+the path and, when this Python lacks the lab's dependencies (tqdm), runs the
+script again under the repository's .venv (scripts/setup-python makes it).
+
+The store is the lab's (results/lab.sqlite, --store to name another); each
+invocation of a script is a suite of its own there, bench-SCRIPT@TIME."""
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+try:
+    import tqdm  # noqa: F401  (the lab's runner needs it)
+except ImportError:
+    venv = os.path.join(ROOT, ".venv")
+    python = os.path.join(venv, "bin", "python")
+    if os.path.exists(python) and os.path.realpath(sys.prefix) != os.path.realpath(venv):
+        os.execv(python, [python, *sys.argv])
+    sys.exit("bench: graphcomm-lab's dependencies are missing: run scripts/setup-python")
+
+from graphcomm_lab.bench import Bench, BenchError, config  # noqa: E402,F401
+from graphcomm_lab.runner import DEFAULT_STORE  # noqa: E402
+from graphcomm_lab.stats import (median, median_ratio, range_text, ratios,  # noqa: E402,F401
+                                 spread, summary)
+from graphcomm_lab.store import StoreError  # noqa: E402
+from graphcomm_lab.suite import SuiteError  # noqa: E402
+
+GCRUN = os.path.join(ROOT, "scripts", "gcrun")
+DATASETS = os.path.join(os.path.dirname(ROOT), "shared", "datasets")
+
+
+def add_store_option(parser):
+    parser.add_argument("--store", default=str(DEFAULT_STORE),
+                        help=f"graphcomm-lab's store, where graphcomm's runs go (default "
+                             f"{DEFAULT_STORE}; a suite bench-SCRIPT@TIME per invocation)")
+
+
+def bench(script, args, binary):
+    """The lab session of one invocation of a script."""
+    return Bench(script, store=args.store, binary=binary)
+
+
+def main(function):
+    """Runs a script's main; graphcomm's failures and the lab's errors end it
+    with one line, `bench: ...`."""
+    try:
+        return function()
+    except (BenchError, SuiteError, StoreError, FileNotFoundError) as e:
+        sys.exit(f"bench: {e}")
