@@ -7,8 +7,10 @@
 #include <fmt/ranges.h>
 
 #include "cli/commands.hpp"
+#include "cli/harness.hpp"
 #include "comm/models.hpp"
 #include "core/output.hpp"
+#include "core/table.hpp"
 #include "kernels/bfs/bfs.hpp"
 #include "kernels/bfs/graph500.hpp"
 
@@ -102,16 +104,21 @@ void print_single(const ConfigRun& r) {
 }
 
 void print_table(const std::vector<ConfigRun>& runs) {
-  std::string out = fmt::format("{:<32} {:>12} {:>12} {:>10} {:>13} {:>13} {:>10}  {}\n",
-                                "configuration", "hmean_MTEPS", "median_s", "setup_s",
-                                "msgs/search", "MiB/search", "buffer_MiB", "validation");
+  const Table table({{"configuration", "<32"},
+                     {"hmean_MTEPS", ">12.2f"},
+                     {"median_s", ">12.6f"},
+                     {"setup_s", ">10.4f"},
+                     {"msgs/search", ">13.0f"},
+                     {"MiB/search", ">13.3f"},
+                     {"buffer_MiB", ">10.2f"},
+                     {"validation", ""}});
+  std::string out = table.header();
   for (const ConfigRun& r : runs) {
     const bfs::TepsSummary t = bfs::summarize(r.figures);
     const double searches = static_cast<double>(r.figures.seconds.size());
-    out += fmt::format("{:<32} {:>12.2f} {:>12.6f} {:>10.4f} {:>13.0f} {:>13.3f} {:>10.2f}  {}\n",
-                       r.config.name(), t.harmonic_mean / 1e6, t.time.median, r.setup_seconds,
-                       r.messages / searches, r.bytes / searches / (1 << 20),
-                       static_cast<double>(r.buffer_bytes_max) / (1 << 20), r.validation);
+    out += table.row(r.config.name(), t.harmonic_mean / 1e6, t.time.median, r.setup_seconds,
+                     r.messages / searches, r.bytes / searches / (1 << 20),
+                     static_cast<double>(r.buffer_bytes_max) / (1 << 20), r.validation);
   }
   std::fputs(out.c_str(), stdout);
 }
@@ -121,12 +128,16 @@ void print_profile(const ConfigRun& r) {
   const bfs::SearchResult& s = r.profiles.front();
   std::string out = fmt::format("\n{}: levels of the first search (root {}; max over ranks)\n",
                                 r.config.name(), s.root);
-  out += fmt::format("{:>6} {:>10} {:>12} {:>11} {:>12} {:>13}\n", "level", "direction", "frontier",
-                     "seconds", "messages", "bytes");
+  const Table table({{"level", ">6"},
+                     {"direction", ">10"},
+                     {"frontier", ">12"},
+                     {"seconds", ">11.6f"},
+                     {"messages", ">12"},
+                     {"bytes", ">13"}});
+  out += table.header();
   for (const bfs::LevelFigures& l : s.levels)
-    out += fmt::format("{:>6} {:>10} {:>12} {:>11.6f} {:>12} {:>13}\n", l.level,
-                       l.bottom_up ? "bottom-up" : "top-down", l.frontier, l.seconds, l.messages,
-                       l.bytes);
+    out += table.row(l.level, l.bottom_up ? "bottom-up" : "top-down", l.frontier, l.seconds,
+                     l.messages, l.bytes);
   std::fputs(out.c_str(), stdout);
 }
 
@@ -317,25 +328,24 @@ void run_bfs(const Comm& comm, const Invocation& inv, BfsOptions& o) {
       for (const ConfigRun& r : runs) print_profile(r);
     std::fflush(stdout);
   }
-  if (!o.json.empty()) {
-    nlohmann::json doc = result_envelope(comm, "bfs", inv.argc, inv.argv);
-    doc["input"] = loaded.description;
-    doc["graph"] = {{"vertices", g.global_vertex_count()}, {"edges", g.global_edge_count()}};
-    doc["timings"] = load_timings(loaded);
+  write_results(comm, inv, "bfs", o.json, [&] {
+    nlohmann::json doc = {
+        {"input", loaded.description},
+        {"graph", {{"vertices", g.global_vertex_count()}, {"edges", g.global_edge_count()}}},
+        {"timings", load_timings(loaded)},
+        {"keys", key_names},
+        {"round_messages", o.round_messages},
+        {"valid_graph500_run", o.scale > 0 && keys.size() >= 64},
+        {"runs", nlohmann::json::array()}};
     doc["timings"].update({{"graph_generation", generation_seconds},
                            {"construction_time", construction_seconds},
                            {"tuple_counting_seconds", counting_seconds}});
-    doc["keys"] = key_names;
-    doc["round_messages"] = o.round_messages;
-    doc["valid_graph500_run"] = o.scale > 0 && keys.size() >= 64;
-    doc["runs"] = nlohmann::json::array();
     for (const ConfigRun& r : runs) doc["runs"].push_back(run_json(r));
-    write_json_on_root(comm, o.json, doc);
-  }
-  for (const ConfigRun& r : runs)
-    if (r.validation != "OK")
-      fail_everywhere(
-          fmt::format("BFS validation failed for {}: {}", r.config.name(), r.validation));
+    return doc;
+  });
+  if (const ConfigRun* r = first_failed(runs, &ConfigRun::validation))
+    fail_everywhere(
+        fmt::format("BFS validation failed for {}: {}", r->config.name(), r->validation));
 }
 
 }  // namespace

@@ -5,8 +5,9 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
-#include "core/memory.hpp"
+#include "cli/harness.hpp"
 #include "core/output.hpp"
+#include "core/table.hpp"
 #include "graph/binary_io.hpp"
 #include "graph/stats.hpp"
 #include "graph/write_text.hpp"
@@ -73,18 +74,6 @@ nlohmann::json load_timings(const LoadedGraph& loaded) {
 
 namespace {
 
-std::string summary_row(const char* name, const Summary& s) {
-  return fmt::format("  {:<18} {:>14.0f} {:>14.0f} {:>14.1f} {:>14.1f} {:>16.0f}\n", name, s.min,
-                     s.max, s.avg, s.stddev, s.total);
-}
-
-// One row of the process-graph comparison (the matching study's Tables V-VI).
-std::string process_row(const std::string& name, const GraphStats& s) {
-  return fmt::format("  {:<16} {:>12} {:>8} {:>8.0f} {:>8.2f} {:>8.2f} {:>12.0f} {:>12.0f}\n", name,
-                     s.cut_edges, s.process_edges, s.process_degree.max, s.process_degree.avg,
-                     s.process_degree.stddev, s.edges_with_ghosts.max, s.local_edges.max);
-}
-
 void print_stats(const Comm& comm, const LoadedGraph& loaded, const GraphStats& s,
                  const GraphStats* before) {
   if (comm.rank() != 0) return;
@@ -102,28 +91,52 @@ void print_stats(const Comm& comm, const LoadedGraph& loaded, const GraphStats& 
       s.cut_edges, s.of_parts ? fmt::format(" of {} parts", s.ranks.size()) : "", s.process_edges,
       s.process_degree.max, s.process_degree.avg, s.process_degree.stddev);
   if (before) {
-    out += fmt::format("  {:<16} {:>12} {:>8} {:>8} {:>8} {:>8} {:>12} {:>12}\n", "distribution",
-                       "cut", "|Ep|", "d_max", "d_avg", "sigma_d", "max |E'|", "max edges");
-    out += process_row("block (input)", *before);
-    out += process_row(ordering, s);
+    // The process graphs before and after (the matching study's Tables V-VI).
+    const Table process({{"distribution", "<16"},
+                         {"cut", ">12"},
+                         {"|Ep|", ">8"},
+                         {"d_max", ">8.0f"},
+                         {"d_avg", ">8.2f"},
+                         {"sigma_d", ">8.2f"},
+                         {"max |E'|", ">12.0f"},
+                         {"max edges", ">12.0f"}},
+                        "  ");
+    out += process.header();
+    for (const auto& [name, t] : {std::pair{std::string("block (input)"), before}, {ordering, &s}})
+      out += process.row(name, t->cut_edges, t->process_edges, t->process_degree.max,
+                         t->process_degree.avg, t->process_degree.stddev, t->edges_with_ghosts.max,
+                         t->local_edges.max);
     out += "\n";
   }
   const char* unit = s.of_parts ? "part" : "rank";
-  out += fmt::format("  {:>6} {:>14} {:>14} {:>14} {:>14} {:>12} {:>8}\n", unit, "owned", "edges",
-                     "ghosts", "|E'|", "cut", "d_proc");
+  const Table ranks({{unit, ">6"},
+                     {"owned", ">14"},
+                     {"edges", ">14"},
+                     {"ghosts", ">14"},
+                     {"|E'|", ">14"},
+                     {"cut", ">12"},
+                     {"d_proc", ">8"}},
+                    "  ");
+  out += ranks.header();
   for (size_t r = 0; r < s.ranks.size(); ++r) {
     const RankFigures& f = s.ranks[r];
-    out += fmt::format("  {:>6} {:>14} {:>14} {:>14} {:>14} {:>12} {:>8}\n", r, f.owned, f.edges,
-                       f.ghosts, f.edges_with_ghosts, f.cut_edges, f.process_degree);
+    out += ranks.row(r, f.owned, f.edges, f.ghosts, f.edges_with_ghosts, f.cut_edges,
+                     f.process_degree);
   }
-  out +=
-      fmt::format("\n  {:<18} {:>14} {:>14} {:>14} {:>14} {:>16}\n",
-                  s.of_parts ? "over parts" : "over ranks", "min", "max", "avg", "sigma", "total");
-  out += summary_row("owned vertices", s.owned);
-  out += summary_row("edges (directed)", s.local_edges);
-  out += summary_row("ghosts", s.ghosts);
-  out += summary_row("|E'|", s.edges_with_ghosts);
-  out += summary_row("process degree", s.process_degree);
+  const Table summary({{s.of_parts ? "over parts" : "over ranks", "<18"},
+                       {"min", ">14.0f"},
+                       {"max", ">14.0f"},
+                       {"avg", ">14.1f"},
+                       {"sigma", ">14.1f"},
+                       {"total", ">16.0f"}},
+                      "  ");
+  out += "\n" + summary.header();
+  for (const auto& [name, f] : {std::pair{"owned vertices", &s.owned},
+                                {"edges (directed)", &s.local_edges},
+                                {"ghosts", &s.ghosts},
+                                {"|E'|", &s.edges_with_ghosts},
+                                {"process degree", &s.process_degree}})
+    out += summary.row(name, f->min, f->max, f->avg, f->stddev, f->total);
   std::fputs(out.c_str(), stdout);
   std::fflush(stdout);
 }
@@ -154,21 +167,18 @@ void run_stats(const Comm& comm, const Invocation& inv, const GraphOptions& go, 
   Progress::say(comm, "computing statistics");
   GraphStats stats = stats_of(comm, loaded.graph, lo.balance, parts);
   print_stats(comm, loaded, stats, before ? &*before : nullptr);
-  if (!json_path.empty()) {
-    nlohmann::json doc = result_envelope(comm, "graph stats", inv.argc, inv.argv);
-    doc["input"] = loaded.description;
-    doc["timings"] = load_timings(loaded);
+  write_results(comm, inv, "graph stats", json_path, [&] {
+    nlohmann::json doc = {{"input", loaded.description}, {"timings", load_timings(loaded)}};
     doc.update(to_json(stats));
     if (before) {
       const nlohmann::json b = to_json(*before);
       doc["before_ordering"] = {{"distribution", b["distribution"]},
                                 {"process_graph", b["process_graph"]}};
     }
-    const double rss = static_cast<double>(peak_rss_bytes());
-    doc["memory"] = {{"peak_rss_bytes_max", max_over_ranks(comm, rss)},
-                     {"peak_rss_bytes_mean", sum_over_ranks(comm, rss) / comm.size()}};
-    write_json_on_root(comm, json_path, doc);
-  }
+    const PeakRss rss = peak_rss_over_ranks(comm);
+    doc["memory"] = {{"peak_rss_bytes_max", rss.max}, {"peak_rss_bytes_mean", rss.mean}};
+    return doc;
+  });
 }
 
 // "input_id new_id" per vertex, by input id (0-based): the ordering's permutation.

@@ -7,9 +7,10 @@
 #include <fmt/ranges.h>
 
 #include "cli/commands.hpp"
+#include "cli/harness.hpp"
 #include "comm/models.hpp"
-#include "core/memory.hpp"
 #include "core/output.hpp"
+#include "core/table.hpp"
 #include "graph/write_text.hpp"
 #include "kernels/match/match.hpp"
 
@@ -29,9 +30,9 @@ struct MatchOptions {
 struct ModelRun {
   std::string algorithm, model;
   match::MatchResult result;
-  std::uint64_t messages_sum = 0, messages_max = 0, bytes_sum = 0, bytes_max = 0;
+  SumMax messages, bytes;
   std::uint64_t flow_waits = 0;  // sum over ranks
-  double rss_max = 0, rss_mean = 0;
+  PeakRss rss;
   bool rss_reset = false;  // the peak is this run's own, not the process's
   std::string check = "-";
   nlohmann::json matrix;
@@ -43,18 +44,12 @@ ModelRun run_model(const Comm& comm, const DistGraph& g, const std::string& algo
   run.algorithm = algorithm;
   run.model = model;
   Progress::say(comm, "matching with {} over {}", algorithm, model);
-  run.rss_reset = max_over_ranks(comm, reset_peak_rss() ? 0 : 1) == 0;
+  run.rss_reset = reset_peak_rss_everywhere(comm);
   run.result = match::match(comm, g, model, algorithm, mo.round_messages);
-  const std::uint64_t messages = run.result.counters.messages(),
-                      bytes = run.result.counters.bytes();
-  run.messages_sum = sum_over_ranks(comm, messages);
-  run.messages_max = max_over_ranks(comm, messages);
-  run.bytes_sum = sum_over_ranks(comm, bytes);
-  run.bytes_max = max_over_ranks(comm, bytes);
+  run.messages = sum_and_max(comm, run.result.counters.messages());
+  run.bytes = sum_and_max(comm, run.result.counters.bytes());
   run.flow_waits = sum_over_ranks(comm, run.result.counters.flow_waits);
-  const double rss = static_cast<double>(peak_rss_bytes());
-  run.rss_max = max_over_ranks(comm, rss);
-  run.rss_mean = sum_over_ranks(comm, rss) / comm.size();
+  run.rss = peak_rss_over_ranks(comm);
   run.matrix = gather_comm_matrix(comm, run.result.counters);
   if (mo.check) {
     Progress::say(comm, "checking the {} matching over {} against the serial greedy matching",
@@ -74,20 +69,30 @@ void print_table(const Comm& comm, const LoadedGraph& loaded, const std::vector<
       g.global_vertex_count(), g.global_edge_count(), loaded.seconds, ordering_note(loaded),
       loaded.description.value("process_edges", 0), loaded.description.value("process_dmax", 0));
   if (const std::string note = neighborhood_collectives_note(); !note.empty()) out += note + "\n\n";
-  out += fmt::format(
-      "{:<6} {:<12} {:>9} {:>9} {:>9} {:>9} {:>16} {:>10} {:>7} {:>6} {:>11} {:>10} {:>10} {:>9} "
-      "{:>9}  {}\n",
-      "algo", "model", "time_s", "setup_s", "comm_s", "compute_s", "weight", "card", "rounds",
-      "phases", "msgs_sum", "msgs_max", "MiB_sum", "buf_MiB", "rss_MiB", "check");
+  const Table table({{"algo", "<6"},
+                     {"model", "<12"},
+                     {"time_s", ">9.4f"},
+                     {"setup_s", ">9.4f"},
+                     {"comm_s", ">9.4f"},
+                     {"compute_s", ">9.4f"},
+                     {"weight", ">16.6f"},
+                     {"card", ">10"},
+                     {"rounds", ">7"},
+                     {"phases", ">6"},
+                     {"msgs_sum", ">11"},
+                     {"msgs_max", ">10"},
+                     {"MiB_sum", ">10.2f"},
+                     {"buf_MiB", ">9.1f"},
+                     {"rss_MiB", ">9.1f"},
+                     {"check", ""}});
+  out += table.header();
   for (const ModelRun& r : runs)
-    out += fmt::format(
-        "{:<6} {:<12} {:>9.4f} {:>9.4f} {:>9.4f} {:>9.4f} {:>16.6f} {:>10} {:>7} {:>6} {:>11} "
-        "{:>10} {:>10.2f} {:>9.1f} {:>9.1f}  {}\n",
-        r.algorithm, r.model, r.result.seconds, r.result.setup_seconds, r.result.comm_seconds,
-        r.result.compute_seconds, r.result.weight, r.result.cardinality, r.result.rounds,
-        r.result.phases, r.messages_sum, r.messages_max,
-        static_cast<double>(r.bytes_sum) / (1 << 20),
-        static_cast<double>(r.result.buffer_bytes) / (1 << 20), r.rss_max / (1 << 20), r.check);
+    out += table.row(r.algorithm, r.model, r.result.seconds, r.result.setup_seconds,
+                     r.result.comm_seconds, r.result.compute_seconds, r.result.weight,
+                     r.result.cardinality, r.result.rounds, r.result.phases, r.messages.sum,
+                     r.messages.max, static_cast<double>(r.bytes.sum) / (1 << 20),
+                     static_cast<double>(r.result.buffer_bytes) / (1 << 20), r.rss.max / (1 << 20),
+                     r.check);
   std::fputs(out.c_str(), stdout);
   std::fflush(stdout);
 }
@@ -103,12 +108,12 @@ nlohmann::json run_json(const ModelRun& r) {
           {"cardinality", r.result.cardinality},
           {"rounds", r.result.rounds},
           {"phases", r.result.phases},
-          {"messages", {{"sum", r.messages_sum}, {"max", r.messages_max}}},
-          {"bytes", {{"sum", r.bytes_sum}, {"max", r.bytes_max}}},
+          {"messages", r.messages},
+          {"bytes", r.bytes},
           {"buffer_bytes_max", r.result.buffer_bytes},
           {"flow_waits", r.flow_waits},
           {"peak_rss_bytes",
-           {{"max", r.rss_max}, {"mean", r.rss_mean}, {"since_model_start", r.rss_reset}}},
+           {{"max", r.rss.max}, {"mean", r.rss.mean}, {"since_model_start", r.rss_reset}}},
           {"check", r.check},
           {"profile", r.result.profile}};
 }
@@ -116,6 +121,8 @@ nlohmann::json run_json(const ModelRun& r) {
 // Per model, where the time goes: the round profile's buckets (max over ranks).
 void print_profiles(const Comm& comm, const std::vector<ModelRun>& runs) {
   if (comm.rank() != 0) return;
+  const Table table(
+      {{"rounds", ">15"}, {"messages", ">11"}, {"comm_s", ">10.5f"}, {"compute_s", ">11.5f"}});
   std::string out;
   for (const ModelRun& r : runs) {
     out += fmt::format("\n{} over {}: where the time goes (round 0 = {}; max over ranks)\n",
@@ -123,14 +130,12 @@ void print_profiles(const Comm& comm, const std::vector<ModelRun>& runs) {
                        r.algorithm == "ld" ? "FINDMATE of every owned vertex"
                                            : "local Suitor of every owned vertex, or its "
                                              "first time slice when run in slices");
-    out +=
-        fmt::format("{:>15} {:>11} {:>10} {:>11}\n", "rounds", "messages", "comm_s", "compute_s");
+    out += table.header();
     for (const auto& b : r.result.profile["buckets"])
-      out += fmt::format("{:>15} {:>11} {:>10.5f} {:>11.5f}\n",
-                         fmt::format("{}-{}", b["first_round"].get<std::uint64_t>(),
-                                     b["last_round"].get<std::uint64_t>()),
-                         b["messages"].get<std::uint64_t>(), b["comm_seconds_max"].get<double>(),
-                         b["compute_seconds_max"].get<double>());
+      out += table.row(fmt::format("{}-{}", b["first_round"].get<std::uint64_t>(),
+                                   b["last_round"].get<std::uint64_t>()),
+                       b["messages"].get<std::uint64_t>(), b["comm_seconds_max"].get<double>(),
+                       b["compute_seconds_max"].get<double>());
   }
   std::fputs(out.c_str(), stdout);
   std::fflush(stdout);
@@ -188,20 +193,19 @@ void run_match(const Comm& comm, const Invocation& inv, const MatchOptions& mo) 
         comm, mo.comm_matrix,
         {{"schema_version", kJsonSchemaVersion}, {"ranks", comm.size()}, {"models", matrices}});
   }
-  if (!mo.json.empty()) {
-    nlohmann::json doc = result_envelope(comm, "match", inv.argc, inv.argv);
-    doc["input"] = loaded.description;
-    doc["graph"] = {{"vertices", loaded.graph.global_vertex_count()},
-                    {"edges", loaded.graph.global_edge_count()}};
-    doc["timings"] = load_timings(loaded);
-    doc["round_messages"] = mo.round_messages;
-    doc["runs"] = nlohmann::json::array();
+  write_results(comm, inv, "match", mo.json, [&] {
+    nlohmann::json doc = {{"input", loaded.description},
+                          {"graph",
+                           {{"vertices", loaded.graph.global_vertex_count()},
+                            {"edges", loaded.graph.global_edge_count()}}},
+                          {"timings", load_timings(loaded)},
+                          {"round_messages", mo.round_messages},
+                          {"runs", nlohmann::json::array()}};
     for (const ModelRun& r : runs) doc["runs"].push_back(run_json(r));
-    write_json_on_root(comm, mo.json, doc);
-  }
-  bool failed = false;
-  for (const ModelRun& r : runs) failed |= r.check != "-" && r.check != "OK";
-  if (failed) fail_everywhere("matching check failed (see the check column)");
+    return doc;
+  });
+  if (first_failed(runs, &ModelRun::check))
+    fail_everywhere("matching check failed (see the check column)");
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <fmt/ranges.h>
 
 #include "cli/commands.hpp"
+#include "cli/harness.hpp"
 #include "core/output.hpp"
 #include "core/page_advice.hpp"
 #include "mq/engine.hpp"
@@ -59,11 +60,7 @@ void run_replay(const Comm& comm, const Invocation& inv, const ReplayOptions& o)
   std::fputs(out.c_str(), stdout);
   std::fflush(stdout);
   if (!o.matches.empty()) mq::write_matches(o.matches, run.ranks);
-  if (!o.json.empty()) {
-    nlohmann::json doc = result_envelope(comm, "mq replay", inv.argc, inv.argv);
-    doc.update(mq::replay_json(run, settings));
-    write_json_on_root(comm, o.json, doc);
-  }
+  write_results(comm, inv, "mq replay", o.json, [&] { return mq::replay_json(run, settings); });
   if (!run.failures.empty())
     fail_everywhere(fmt::format("mq replay: {} check{} failed (FAIL lines above)",
                                 run.failures.size(), run.failures.size() == 1 ? "" : "s"));

@@ -8,8 +8,10 @@
 #include <fmt/ranges.h>
 
 #include "cli/commands.hpp"
+#include "cli/harness.hpp"
 #include "core/mpi_file.hpp"
 #include "core/output.hpp"
+#include "core/table.hpp"
 #include "core/wait.hpp"
 #include "graph/dist_graph.hpp"
 #include "nbr/bench_caller.hpp"
@@ -107,13 +109,10 @@ void topology_lists(const Comm& comm, const NbrOptions& o, std::vector<int>& sou
   }
 }
 
-// Seconds per call (max over ranks of this rank's average over `iters`).
+// Seconds per call of the library's collective (ours null) or ours.
 double time_calls(const Comm& comm, nbr::Caller& caller, nbr::Collectives* ours, bool nonblocking,
                   int iters) {
-  comm.barrier();
-  const double start = MPI_Wtime();
-  for (int i = 0; i < iters; ++i) caller.call(ours, nonblocking);
-  return max_over_ranks(comm, (MPI_Wtime() - start) / iters);
+  return seconds_per_call(comm, iters, [&] { caller.call(ours, nonblocking); });
 }
 
 void run_nbr_bench(const Comm& comm, const Invocation& inv, const NbrOptions& o) {
@@ -137,17 +136,20 @@ void run_nbr_bench(const Comm& comm, const Invocation& inv, const NbrOptions& o)
   Progress::say(comm, "building the plan");
   nbr::Collectives ours(graph.get(), po);
   const nbr::PlanFigures& f = ours.plan().figures;
-  const double p = comm.size();
-  const double hyperedges = static_cast<double>(sum_over_ranks(comm, f.hyperedges)) / p;
+  const double hyperedges = mean_over_ranks(comm, f.hyperedges);
   const auto groups = sum_over_ranks(comm, f.groups);
-  const double messages = static_cast<double>(sum_over_ranks(comm, f.messages)) / p;
-  const double default_messages = static_cast<double>(sum_over_ranks(comm, f.default_messages)) / p;
+  const double messages = mean_over_ranks(comm, f.messages);
+  const double default_messages = mean_over_ranks(comm, f.default_messages);
   const double build = max_over_ranks(comm, f.build_seconds);
   const int steps = max_over_ranks(comm, f.steps);
 
   nlohmann::json rows = nlohmann::json::array();
-  std::string table = fmt::format("{:>9} {:>12} {:>12} {:>9}  {}\n", "bytes", "default_us",
-                                  "ours_us", "speedup", "check");
+  const Table table({{"bytes", ">9"},
+                     {"default_us", ">12.2f"},
+                     {"ours_us", ">12.2f"},
+                     {"speedup", ">9.2f"},
+                     {"check", ""}});
+  std::string lines = table.header();
   for (std::uint64_t bytes : sizes) {
     Progress::say(comm, "{} bytes", bytes);
     nbr::Caller caller(graph.get(), o.collective, bytes, comm.rank());
@@ -162,7 +164,7 @@ void run_nbr_bench(const Comm& comm, const Invocation& inv, const NbrOptions& o)
       caller.call(&ours, o.nonblocking);
       const bool same = want == caller.received();
       check = max_over_ranks(comm, same ? 0 : 1) == 0 ? "OK" : "FAIL";
-      if (check != "OK")
+      if (check_failed(check))
         fail_everywhere(
             fmt::format("nbr bench: {} of {} bytes differs from {}", o.collective, bytes,
                         ours.library_in_order() ? fmt::format("the library's {}", o.collective)
@@ -177,11 +179,8 @@ void run_nbr_bench(const Comm& comm, const Invocation& inv, const NbrOptions& o)
       library.push_back(time_calls(comm, caller, nullptr, o.nonblocking, o.iters));
       mine.push_back(time_calls(comm, caller, &ours, o.nonblocking, o.iters));
     }
-    std::sort(library.begin(), library.end());
-    std::sort(mine.begin(), mine.end());
-    const double a = library[library.size() / 2], b = mine[mine.size() / 2];
-    table += fmt::format("{:>9} {:>12.2f} {:>12.2f} {:>9.2f}  {}\n", bytes, a * 1e6, b * 1e6, a / b,
-                         check);
+    const double a = sort_for_median(library), b = sort_for_median(mine);
+    lines += table.row(bytes, a * 1e6, b * 1e6, a / b, check);
     rows.push_back({{"bytes", bytes},
                     {"default_seconds", library},
                     {"ours_seconds", mine},
@@ -204,26 +203,25 @@ void run_nbr_bench(const Comm& comm, const Invocation& inv, const NbrOptions& o)
       out +=
           "the library pairs repeated edges out of MPI-4.1 section 8.6's order here: ours "
           "never falls back to it, and --check compares with point-to-point in list order\n";
-    std::fputs((out + table).c_str(), stdout);
+    std::fputs((out + lines).c_str(), stdout);
   }
-  if (!o.json.empty()) {
-    nlohmann::json doc = result_envelope(comm, "nbr bench", inv.argc, inv.argv);
-    doc["topology"] = o.topology;
-    doc["collective"] = o.collective;
-    doc["nonblocking"] = o.nonblocking;
-    doc["plan"] = {{"k", o.k},
-                   {"theta", o.theta},
-                   {"mode", o.mode},
-                   {"ranks_per_node", o.ranks_per_node},
-                   {"hyperedges_per_rank", hyperedges},
-                   {"groups", groups},
-                   {"steps", steps},
-                   {"messages_per_rank", messages},
-                   {"default_messages_per_rank", default_messages},
-                   {"build_seconds", build}};
-    doc["sizes"] = rows;
-    write_json_on_root(comm, o.json, doc);
-  }
+  write_results(comm, inv, "nbr bench", o.json, [&] {
+    return nlohmann::json{{"topology", o.topology},
+                          {"collective", o.collective},
+                          {"nonblocking", o.nonblocking},
+                          {"plan",
+                           {{"k", o.k},
+                            {"theta", o.theta},
+                            {"mode", o.mode},
+                            {"ranks_per_node", o.ranks_per_node},
+                            {"hyperedges_per_rank", hyperedges},
+                            {"groups", groups},
+                            {"steps", steps},
+                            {"messages_per_rank", messages},
+                            {"default_messages_per_rank", default_messages},
+                            {"build_seconds", build}}},
+                          {"sizes", rows}};
+  });
 }
 
 }  // namespace

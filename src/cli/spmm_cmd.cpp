@@ -4,7 +4,9 @@
 #include <fmt/ranges.h>
 
 #include "cli/commands.hpp"
+#include "cli/harness.hpp"
 #include "core/output.hpp"
+#include "core/table.hpp"
 #include "kernels/spmm/spmm.hpp"
 
 namespace gc::cli {
@@ -29,39 +31,40 @@ void run_spmm(const Comm& comm, const Invocation& inv, const SpmmOptions& o) {
     if (o.method == "all" || o.method == m.name) methods.push_back(m.method);
   const LoadedGraph loaded = load_graph(comm, o.graph.spec, o.graph.load_options());
   const DistGraph& g = loaded.graph;
-  std::string table = fmt::format("spmm C = A x A, A = {} on {} ranks: {} rows, {} nonzeros\n",
-                                  loaded.description["spec"].get<std::string>(), comm.size(),
-                                  g.global_vertex_count(), 2 * g.global_edge_count());
+  std::string out = fmt::format("spmm C = A x A, A = {} on {} ranks: {} rows, {} nonzeros\n",
+                                loaded.description["spec"].get<std::string>(), comm.size(),
+                                g.global_vertex_count(), 2 * g.global_edge_count());
   if (const std::string note = neighborhood_collectives_note(); !note.empty())
-    table += note + "; \"neighbor\" is that schedule\n";
-  table += fmt::format("{:<10} {:>10} {:>11} {:>12} {:>10} {:>13}  {}\n", "method", "setup_s",
-                       "gather_ms", "multiply_ms", "total_ms", "msgs/iter", "check");
+    out += note + "; \"neighbor\" is that schedule\n";
+  const Table table({{"method", "<10"},
+                     {"setup_s", ">10.4f"},
+                     {"gather_ms", ">11.4f"},
+                     {"multiply_ms", ">12.4f"},
+                     {"total_ms", ">10.4f"},
+                     {"msgs/iter", ">13"},
+                     {"check", ""}});
+  out += table.header();
   nlohmann::json runs = nlohmann::json::array();
   for (spmm::Method m : methods) {
     Progress::say(comm, "spmm by {}", spmm::method_name(m));
     const spmm::Result r = spmm::run(comm, g, m, o.iters, po);
     const std::string check = o.check ? spmm::check(comm, g, r.c) : "-";
-    table += fmt::format("{:<10} {:>10.4f} {:>11.4f} {:>12.4f} {:>10.4f} {:>13}  {}\n",
-                         spmm::method_name(m), r.setup_seconds, r.gather_seconds * 1e3,
-                         r.multiply_seconds * 1e3, (r.gather_seconds + r.multiply_seconds) * 1e3,
-                         r.messages, check);
+    out += table.row(spmm::method_name(m), r.setup_seconds, r.gather_seconds * 1e3,
+                     r.multiply_seconds * 1e3, (r.gather_seconds + r.multiply_seconds) * 1e3,
+                     r.messages, check);
     runs.push_back({{"method", spmm::method_name(m)},
                     {"setup_seconds", r.setup_seconds},
                     {"gather_seconds", r.gather_seconds},
                     {"multiply_seconds", r.multiply_seconds},
                     {"messages_per_iteration", r.messages},
                     {"check", check}});
-    if (check != "-" && check != "OK")
+    if (check_failed(check))
       fail_everywhere(fmt::format("spmm by {}: {}", spmm::method_name(m), check));
   }
-  if (comm.rank() == 0) std::fputs(table.c_str(), stdout);
-  if (!o.json.empty()) {
-    nlohmann::json doc = result_envelope(comm, "spmm", inv.argc, inv.argv);
-    doc["input"] = loaded.description;
-    doc["iterations"] = o.iters;
-    doc["runs"] = runs;
-    write_json_on_root(comm, o.json, doc);
-  }
+  if (comm.rank() == 0) std::fputs(out.c_str(), stdout);
+  write_results(comm, inv, "spmm", o.json, [&] {
+    return nlohmann::json{{"input", loaded.description}, {"iterations", o.iters}, {"runs", runs}};
+  });
 }
 
 }  // namespace

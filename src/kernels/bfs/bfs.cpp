@@ -35,6 +35,7 @@
 
 #include "comm/models.hpp"
 #include "comm/work_share.hpp"
+#include "core/output.hpp"
 #include "core/registry.hpp"
 
 namespace gc::bfs {
@@ -155,8 +156,7 @@ class Bfs::Impl {
     std::vector<std::uint64_t> level_messages, level_bytes, level_frontier;
     std::vector<std::uint8_t> level_bottom_up;
 
-    comm_.barrier();
-    const double start = MPI_Wtime();
+    PhaseTimer timer(comm_);
     if (g_.is_owned(root)) {
       const lid_t r = root - g_.first_owned();
       level_[r] = 0;
@@ -209,9 +209,7 @@ class Bfs::Impl {
         level_bottom_up.push_back(bottom_up);
       }
     }
-    const double local_seconds = MPI_Wtime() - start;
-    comm_.barrier();
-    result.seconds = max_over_ranks(comm_, local_seconds);
+    result.seconds = timer.stop();
 
     std::array<std::uint64_t, 4> counts = {0, 0, 0, 0};
     if (exchange_) {
@@ -448,10 +446,9 @@ class Bfs::Impl {
 
 Bfs::Bfs(const Comm& comm, const BfsGraph& bg, Algorithm algorithm, const std::string& model,
          WorkSharing sharing, std::uint64_t round_messages) {
-  comm.barrier();
-  const double start = MPI_Wtime();
+  PhaseTimer timer(comm);
   impl_ = std::make_unique<Impl>(comm, bg, algorithm, model, sharing, round_messages);
-  setup_seconds_ = max_over_ranks(comm, MPI_Wtime() - start);
+  setup_seconds_ = timer.stop();
 }
 Bfs::~Bfs() = default;
 

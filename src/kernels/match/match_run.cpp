@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "comm/models.hpp"
+#include "core/output.hpp"
 #include "core/registry.hpp"
 
 namespace gc::match {
@@ -30,10 +31,9 @@ int owner_index(const DistGraph& g, lid_t ghost) {
 MatchRun::MatchRun(const Comm& comm, const DistGraph& g, const std::string& model,
                    std::uint64_t round_messages)
     : comm_(comm), g_(g) {
-  comm.barrier();
-  const double setup_start = MPI_Wtime();
+  PhaseTimer setup_timer(comm);
   ex_ = make_exchange(model, comm, matching_neighborhood(g, round_messages));
-  setup_seconds_ = max_over_ranks(comm, MPI_Wtime() - setup_start);
+  setup_seconds_ = setup_timer.stop();
   comm.barrier();
   start_ = mark_ = MPI_Wtime();
 }

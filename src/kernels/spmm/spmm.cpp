@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/broadcast.hpp"
+#include "core/output.hpp"
 #include "core/registry.hpp"
 #include "nbr/collectives.hpp"
 
@@ -136,8 +137,7 @@ Result run(const Comm& comm, const DistGraph& g, Method method, int iters,
 
   // Setup: the topology of A's nonzeros (symmetric: A is), the plan, and
   // the block sizes, once.
-  comm.barrier();
-  double start = MPI_Wtime();
+  PhaseTimer setup_timer(comm);
   const std::vector<int>& nbrs = g.ghost_relation().ranks;
   Comm topology;
   std::optional<nbr::Collectives> combined;
@@ -165,7 +165,7 @@ Result run(const Comm& comm, const DistGraph& g, Method method, int iters,
   if (method == Method::combined)
     gather_rows.emplace(combined->allgatherv_init(mine.data(), words, word_type, received.data(),
                                                   counts.data(), displs.data(), word_type));
-  result.setup_seconds = max_over_ranks(comm, MPI_Wtime() - start);
+  result.setup_seconds = setup_timer.stop();
   if (method == Method::allgather)
     result.messages = static_cast<std::uint64_t>(p) * static_cast<std::uint64_t>(p - 1);
   else if (method == Method::neighbor)
@@ -177,7 +177,7 @@ Result run(const Comm& comm, const DistGraph& g, Method method, int iters,
   std::vector<Rows> blocks(static_cast<size_t>(p));
   for (int it = 0; it < iters; ++it) {
     comm.barrier();
-    start = MPI_Wtime();
+    const double start = MPI_Wtime();
     if (method == Method::allgather)
       MPI_Allgatherv(mine.data(), words, word_type, received.data(), counts.data(), displs.data(),
                      word_type, comm.get());
