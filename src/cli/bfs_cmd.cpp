@@ -10,6 +10,7 @@
 #include "cli/harness.hpp"
 #include "comm/models.hpp"
 #include "core/output.hpp"
+#include "core/registry.hpp"
 #include "core/table.hpp"
 #include "kernels/bfs/bfs.hpp"
 #include "kernels/bfs/graph500.hpp"
@@ -368,11 +369,7 @@ void add_bfs_command(CLI::App& app, Runner& run) {
   cmd->add_option("--seed", o.graph.seed, "Seed of the generator and of the search keys")
       ->capture_default_str();
   add_distribution_options(*cmd, o.graph);
-  static const std::vector<std::string> algorithms = [] {
-    std::vector<std::string> names;
-    for (const bfs::AlgorithmInfo& a : bfs::algorithm_table()) names.emplace_back(a.name);
-    return names;
-  }();
+  static const std::vector<std::string> algorithms = names_of(bfs::algorithm_table());
   static const std::string algorithm_help = fmt::format(
       "{} (default: {})", fmt::join(algorithms, ", "), bfs::algorithm_name(kDefaultAlgorithm));
   cmd->add_option("--algorithm", o.algorithm, algorithm_help)->check(CLI::IsMember(algorithms));

@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/harness.hpp"
 #include "core/output.hpp"
+#include "core/registry.hpp"
 #include "core/table.hpp"
 #include "kernels/spmm/spmm.hpp"
 
@@ -79,8 +80,7 @@ void add_spmm_command(CLI::App& app, Runner& run) {
       ->capture_default_str();
   add_distribution_options(*cmd, o.graph);
   static const std::vector<std::string> methods = [] {
-    std::vector<std::string> names;
-    for (const spmm::MethodInfo& m : spmm::method_table()) names.emplace_back(m.name);
+    std::vector<std::string> names = names_of(spmm::method_table());
     names.emplace_back("all");
     return names;
   }();
