@@ -1,10 +1,10 @@
-#include "mq/engine.hpp"
+#include "mq/engines/engine.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "core/error.hpp"
-#include "mq/engines.hpp"
+#include "mq/engines/engines.hpp"
 
 namespace gc::mq {
 

@@ -1,7 +1,7 @@
 // linked-list: one PRQ and one UMQ, each searched from the head (MPICH,
 // MVAPICH). The reference every other engine must agree with.
-#include "mq/engines.hpp"
-#include "mq/queue.hpp"
+#include "mq/engines/engines.hpp"
+#include "mq/engines/queue.hpp"
 
 namespace gc::mq {
 namespace {

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "mq/engine.hpp"
+#include "mq/engines/engine.hpp"
 
 namespace gc::mq {
 

@@ -1,6 +1,6 @@
 // Edge points and partner choice (Ghazimirsaeed et al., CCPE 2018) and the
 // profile file of partner-static; see profile.hpp for the choices made.
-#include "mq/profile.hpp"
+#include "mq/engines/profile.hpp"
 
 #include <algorithm>
 #include <cerrno>

@@ -59,11 +59,11 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "mq/engines.hpp"
-#include "mq/partner_search.hpp"
-#include "mq/perfect_hash.hpp"
-#include "mq/profile.hpp"
-#include "mq/queue_pair_start.hpp"
+#include "mq/engines/engines.hpp"
+#include "mq/engines/partner_search.hpp"
+#include "mq/engines/perfect_hash.hpp"
+#include "mq/engines/profile.hpp"
+#include "mq/engines/queue_pair_start.hpp"
 
 namespace gc::mq {
 namespace {

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "mq/trace.hpp"
+#include "mq/trace/trace.hpp"
 
 namespace gc::mq::codec {
 

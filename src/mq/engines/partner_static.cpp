@@ -1,6 +1,6 @@
 // partner-static: the engine of partner_static.hpp over linked lists.
-#include "mq/partner_static.hpp"
-#include "mq/engines.hpp"
+#include "mq/engines/partner_static.hpp"
+#include "mq/engines/engines.hpp"
 
 namespace gc::mq {
 

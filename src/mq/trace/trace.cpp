@@ -17,8 +17,8 @@
 #include <fmt/ranges.h>
 
 #include "core/error.hpp"
-#include "mq/trace.hpp"
-#include "mq/trace_codec.hpp"
+#include "mq/trace/trace.hpp"
+#include "mq/trace/trace_codec.hpp"
 
 namespace gc::mq {
 

@@ -1,8 +1,8 @@
 // partner-vectors: the engine of partner_static.hpp with its non-partner
 // queues and any-source PRQ as vector queues (vector_queue.hpp).
-#include "mq/engines.hpp"
-#include "mq/partner_static.hpp"
-#include "mq/vector_queue.hpp"
+#include "mq/engines/engines.hpp"
+#include "mq/engines/partner_static.hpp"
+#include "mq/engines/vector_queue.hpp"
 
 namespace gc::mq {
 namespace {

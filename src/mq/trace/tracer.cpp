@@ -45,7 +45,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "mq/trace.hpp"
+#include "mq/trace/trace.hpp"
 
 namespace {
 

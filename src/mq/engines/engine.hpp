@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "mq/envelope.hpp"
+#include "mq/engines/envelope.hpp"
 
 namespace gc::mq {
 

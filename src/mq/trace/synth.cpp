@@ -1,4 +1,4 @@
-#include "mq/synth.hpp"
+#include "mq/trace/synth.hpp"
 
 #include <unistd.h>
 
@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "core/rng.hpp"
+#include "mq/engines/engine.hpp"
 
 namespace gc::mq {
 

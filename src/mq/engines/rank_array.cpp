@@ -17,8 +17,8 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "mq/engines.hpp"
-#include "mq/queue.hpp"
+#include "mq/engines/engines.hpp"
+#include "mq/engines/queue.hpp"
 
 namespace gc::mq {
 namespace {

@@ -1,4 +1,4 @@
-#include "mq/replay.hpp"
+#include "mq/engines/replay.hpp"
 
 #include <chrono>
 

@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "mq/engine.hpp"
+#include "mq/engines/engine.hpp"
 
 namespace gc::mq {
 

@@ -49,10 +49,10 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "mq/partner_search.hpp"
-#include "mq/perfect_hash.hpp"
-#include "mq/profile.hpp"
-#include "mq/queue_pair_start.hpp"
+#include "mq/engines/partner_search.hpp"
+#include "mq/engines/perfect_hash.hpp"
+#include "mq/engines/profile.hpp"
+#include "mq/engines/queue_pair_start.hpp"
 
 namespace gc::mq {
 

@@ -7,9 +7,9 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "mq/engines.hpp"
-#include "mq/queue.hpp"
-#include "mq/vector_queue.hpp"
+#include "mq/engines/engines.hpp"
+#include "mq/engines/queue.hpp"
+#include "mq/engines/vector_queue.hpp"
 
 namespace gc::mq {
 namespace {

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "mq/replay.hpp"
+#include "mq/engines/replay.hpp"
 
 namespace gc::mq {
 

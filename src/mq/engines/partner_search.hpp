@@ -19,8 +19,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "mq/queue.hpp"
-#include "mq/vector_queue.hpp"
+#include "mq/engines/queue.hpp"
+#include "mq/engines/vector_queue.hpp"
 
 namespace gc::mq {
 

@@ -39,7 +39,7 @@
 #include <string_view>
 #include <vector>
 
-#include "mq/engine.hpp"
+#include "mq/engines/engine.hpp"
 
 namespace gc::mq {
 

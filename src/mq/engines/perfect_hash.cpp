@@ -1,6 +1,6 @@
 // Row-displacement perfect hashing (Tarjan and Yao, CACM 1979), the partner
 // lookup of the partner engines (Ghazimirsaeed et al., CCPE 2018).
-#include "mq/perfect_hash.hpp"
+#include "mq/engines/perfect_hash.hpp"
 
 #include <algorithm>
 #include <cmath>

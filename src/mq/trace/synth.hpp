@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "mq/trace.hpp"
+#include "mq/trace/trace.hpp"
 
 namespace gc::mq {
 

@@ -56,7 +56,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "mq/trace.hpp"
+#include "mq/trace/trace.hpp"
 
 namespace gc::mq {
 

@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <utility>
 
-#include "mq/queue.hpp"
+#include "mq/engines/queue.hpp"
 
 namespace gc::mq {
 

@@ -1,5 +1,5 @@
 // The run-time SIMD choice of the vector queues (vector_queue.hpp).
-#include "mq/vector_queue.hpp"
+#include "mq/engines/vector_queue.hpp"
 
 #include <utility>
 
