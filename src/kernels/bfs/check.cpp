@@ -1,3 +1,4 @@
+// bfs::check is the Graph500 specification's validation of a search result.
 // Graph500 result validation ("Graph 500 Benchmark 1", section on
 // validation), independent of the search code: it reads only the DistGraph
 // and the parent array. Each rank gathers the whole parent array (8 bytes per
@@ -81,8 +82,8 @@ std::string check_local(const DistGraph& g, const std::vector<vid_t>& parent,
 
 }  // namespace
 
-std::string validate(const Comm& comm, const DistGraph& g, vid_t root,
-                     const std::vector<vid_t>& parent) {
+std::string check(const Comm& comm, const DistGraph& g, vid_t root,
+                  const std::vector<vid_t>& parent) {
   const vid_t n = g.global_vertex_count();
   std::string problem;
   if (root >= n) return fmt::format("the root {} is not a vertex ({} vertices)", root, n);

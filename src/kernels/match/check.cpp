@@ -35,7 +35,7 @@ std::vector<vid_t> greedy_matching(vid_t n, std::vector<Edge> edges) {
   return mate;
 }
 
-CheckReport check_matching(const Comm& comm, const DistGraph& g, const std::vector<vid_t>& mate) {
+CheckReport check(const Comm& comm, const DistGraph& g, const std::vector<vid_t>& mate) {
   // Each undirected edge once (from its smaller end), and all mates, to rank 0.
   std::vector<Edge> local;
   for (lid_t l = 0; l < g.owned_count(); ++l) {
