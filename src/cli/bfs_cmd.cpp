@@ -231,7 +231,7 @@ ConfigRun run_configuration(const Comm& comm, const bfs::BfsGraph& bg,
                     key_names[k]);
     bfs::SearchResult s = engine.search(keys[k], o.profile);
     PhaseTimer validate_timer(comm);
-    const std::string verdict = bfs::validate(comm, g, keys[k], s.parent);
+    const std::string verdict = bfs::check(comm, g, keys[k], s.parent);
     run.figures.validate_seconds.push_back(validate_timer.stop());
     if (verdict != "OK" && run.validation == "OK")
       run.validation = fmt::format("FAILED from {}: {}", key_names[k], verdict);

@@ -54,7 +54,7 @@ ModelRun run_model(const Comm& comm, const DistGraph& g, const std::string& algo
   if (mo.check) {
     Progress::say(comm, "checking the {} matching over {} against the serial greedy matching",
                   algorithm, model);
-    run.check = match::check_matching(comm, g, run.result.mate).message;
+    run.check = match::check(comm, g, run.result.mate).message;
   }
   return run;
 }

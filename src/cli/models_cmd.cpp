@@ -13,7 +13,7 @@
 #include "kernels/bfs/bfs.hpp"
 #include "kernels/match/match.hpp"
 #include "kernels/spmm/spmm.hpp"
-#include "mq/engine.hpp"
+#include "mq/engines/engine.hpp"
 #include "nbr/bench_caller.hpp"
 
 namespace gc::cli {

@@ -16,13 +16,13 @@
 #include "cli/harness.hpp"
 #include "core/output.hpp"
 #include "core/page_advice.hpp"
-#include "mq/engine.hpp"
-#include "mq/profile.hpp"
-#include "mq/replay.hpp"
+#include "mq/engines/engine.hpp"
+#include "mq/engines/profile.hpp"
+#include "mq/engines/replay.hpp"
 #include "mq/replay_run.hpp"
 #include "mq/report.hpp"
-#include "mq/synth.hpp"
-#include "mq/trace.hpp"
+#include "mq/trace/synth.hpp"
+#include "mq/trace/trace.hpp"
 
 namespace gc::cli {
 

@@ -12,11 +12,11 @@
 #include <nlohmann/json.hpp>
 
 #include "core/mpi.hpp"
-#include "mq/engine.hpp"
-#include "mq/profile.hpp"
-#include "mq/replay.hpp"
+#include "mq/engines/engine.hpp"
+#include "mq/engines/profile.hpp"
+#include "mq/engines/replay.hpp"
 #include "mq/report.hpp"
-#include "mq/trace.hpp"
+#include "mq/trace/trace.hpp"
 
 namespace gc::mq {
 

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "mq/replay.hpp"
-#include "mq/trace.hpp"
+#include "mq/engines/replay.hpp"
+#include "mq/trace/trace.hpp"
 
 namespace gc::mq {
 

@@ -14,9 +14,9 @@
 #include <fstream>
 
 #include "core/error.hpp"
-#include "mq/engine.hpp"
-#include "mq/replay.hpp"
-#include "mq/trace.hpp"
+#include "mq/engines/engine.hpp"
+#include "mq/engines/replay.hpp"
+#include "mq/trace/trace.hpp"
 
 int main(int argc, char** argv) {
   using namespace gc::mq;

@@ -122,7 +122,7 @@ std::vector<Configuration> all_configurations();
 // of the graph; the levels of an edge's endpoints differ by at most one; every
 // vertex of the root's component reached, no other. Collective; returns "OK"
 // or the first problem found (the same string on every rank).
-std::string validate(const Comm& comm, const DistGraph& g, vid_t root,
-                     const std::vector<vid_t>& parent);
+std::string check(const Comm& comm, const DistGraph& g, vid_t root,
+                  const std::vector<vid_t>& parent);
 
 }  // namespace gc::bfs

@@ -61,7 +61,7 @@ struct CheckReport {
   bool ok = true;
   std::string message;  // "OK" or the first offending vertex and what is wrong
 };
-CheckReport check_matching(const Comm& comm, const DistGraph& g, const std::vector<vid_t>& mate);
+CheckReport check(const Comm& comm, const DistGraph& g, const std::vector<vid_t>& mate);
 
 // Serial greedy matching (heaviest edge first in the EdgeKey order) of an edge
 // list with n vertices: mate per vertex, kUnmatched when none.

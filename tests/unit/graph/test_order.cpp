@@ -325,7 +325,7 @@ TEST(Order, MatchingIsTheInputsGreedyMatchingTiesIncluded) {
       for (const std::string& algorithm : match::matching_algorithms()) {
         const DistGraph h = order_graph(world(), g, o, Balance::vertices, 1).graph;
         const match::MatchResult r = match::match(world(), h, "nsr", algorithm);
-        EXPECT_EQ(match::check_matching(world(), h, r.mate).message, "OK")
+        EXPECT_EQ(match::check(world(), h, r.mate).message, "OK")
             << ordering_name(o) << ' ' << algorithm;
         std::vector<vid_t> mine;  // (input id, input id of mate)
         for (lid_t l = 0; l < h.owned_count(); ++l) {

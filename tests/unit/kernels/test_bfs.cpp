@@ -188,7 +188,7 @@ Directions expect_serial_bfs(const DistGraph& g, const std::vector<vid_t>& roots
       EXPECT_TRUE(right_everywhere) << where << ": see the message of the rank that differs";
       EXPECT_EQ(r.root, roots[k]) << where;
       EXPECT_EQ(r.reached, refs[k].reached) << where;
-      const std::string verdict = bfs::validate(comm, g, roots[k], r.parent);
+      const std::string verdict = bfs::check(comm, g, roots[k], r.parent);
       EXPECT_EQ(verdict, "OK") << where;
       if (profile) {
         // One entry per non-empty level; the frontiers add up to the tree.
@@ -378,7 +378,7 @@ TEST(BfsValidate, CatchesEachBrokenRule) {
   const Comm& comm = world();
   const DistGraph g = cycle_graph();
   const std::vector<vid_t> tree = cycle_tree();
-  const std::string ok = bfs::validate(comm, g, 0, owned_part(g, tree));
+  const std::string ok = bfs::check(comm, g, 0, owned_part(g, tree));
   EXPECT_EQ(ok, "OK");
   EXPECT_TRUE(same_everywhere(comm, ok));
   // The hand-written tree is what every configuration finds.
@@ -410,7 +410,7 @@ TEST(BfsValidate, CatchesEachBrokenRule) {
     std::vector<vid_t> parent = owned_part(g, tree);
     for (const auto& [v, p] : c.set)
       if (g.is_owned(v)) parent[v - g.first_owned()] = p;
-    const std::string verdict = bfs::validate(comm, g, 0, parent);
+    const std::string verdict = bfs::check(comm, g, 0, parent);
     EXPECT_NE(verdict, "OK") << c.what;
     EXPECT_NE(verdict.find(c.expected), std::string::npos)
         << c.what << ": got '" << verdict << "', expected it to say '" << c.expected << "'";
@@ -420,7 +420,7 @@ TEST(BfsValidate, CatchesEachBrokenRule) {
   // A parent array of the wrong length (one entry too many on the last rank).
   std::vector<vid_t> parent = owned_part(g, tree);
   if (comm.rank() == comm.size() - 1) parent.push_back(kNoParent);
-  const std::string verdict = bfs::validate(comm, g, 0, parent);
+  const std::string verdict = bfs::check(comm, g, 0, parent);
   EXPECT_NE(verdict, "OK");
   EXPECT_TRUE(same_everywhere(comm, verdict)) << verdict;
 }
@@ -447,7 +447,7 @@ TEST(Bfs, DisconnectedGraphReachesTheRootsComponent) {
       std::uint64_t levels = 0;
       for (lid_t l = 0; l < g.owned_count(); ++l) levels += r.level[l] != kUnreached;
       EXPECT_EQ(sum_over_ranks<std::uint64_t>(world(), levels), size) << c.name();
-      EXPECT_EQ(bfs::validate(world(), g, root, r.parent), "OK") << c.name() << " root " << root;
+      EXPECT_EQ(bfs::check(world(), g, root, r.parent), "OK") << c.name() << " root " << root;
     }
   }
 }
@@ -468,7 +468,7 @@ TEST(Bfs, NoEdgesReachesOnlyTheRoot) {
         EXPECT_EQ(r.level[l], v == root ? 0 : kUnreached) << c.name() << " vertex " << v;
         EXPECT_EQ(r.parent[l], v == root ? root : kNoParent) << c.name() << " vertex " << v;
       }
-      EXPECT_EQ(bfs::validate(world(), g, root, r.parent), "OK") << c.name();
+      EXPECT_EQ(bfs::check(world(), g, root, r.parent), "OK") << c.name();
     }
   }
   expect_serial_bfs(g, {0, 9, 5}, "no edges");

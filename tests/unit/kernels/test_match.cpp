@@ -133,7 +133,7 @@ void expect_greedy_everywhere(const DistGraph& g, const std::string& what,
         ASSERT_FALSE(mates[e.u] == match::kUnmatched && mates[e.v] == match::kUnmatched)
             << where << " edge " << e.u << "-" << e.v;
       // The project's own verifier agrees.
-      EXPECT_EQ(match::check_matching(comm, g, r.mate).message, "OK") << where;
+      EXPECT_EQ(match::check(comm, g, r.mate).message, "OK") << where;
       if (algorithm == "suitor")
         expect_suitor_traffic(g, r, where);
       else
@@ -202,7 +202,7 @@ TEST(Match, SuitorInSlicesEqualsSerialGreedy) {
         const std::string where = fmt::format("{} over {} (round_messages {})", spec, model, bound);
         const match::MatchResult r = match::match(comm, g, model, "suitor", bound, 0.0);
         ASSERT_EQ(gather_mates(comm, g, r.mate), reference) << where;
-        EXPECT_EQ(match::check_matching(comm, g, r.mate).message, "OK") << where;
+        EXPECT_EQ(match::check(comm, g, r.mate).message, "OK") << where;
         expect_suitor_traffic(g, r, where);
         if (comm.size() == 1) continue;
         // One phase, of at least one round per 64 vertices of the largest range.

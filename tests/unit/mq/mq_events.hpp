@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "mq/replay.hpp"
+#include "mq/engines/replay.hpp"
 
 namespace gc::mq::test {
 

@@ -2,8 +2,8 @@
 // engine equal to it on random workloads with wildcards and probes.
 #include <gtest/gtest.h>
 
-#include "mq/engine.hpp"
-#include "mq/replay.hpp"
+#include "mq/engines/engine.hpp"
+#include "mq/engines/replay.hpp"
 #include "unit/mq/mq_events.hpp"
 
 namespace gc::mq {

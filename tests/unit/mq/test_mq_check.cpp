@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
-#include "mq/engine.hpp"
+#include "mq/engines/engine.hpp"
 #include "mq/report.hpp"
 #include "unit/mq/mq_events.hpp"
 

@@ -16,12 +16,12 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "mq/engine.hpp"
-#include "mq/engines.hpp"
-#include "mq/profile.hpp"
-#include "mq/queue.hpp"
-#include "mq/replay.hpp"
-#include "mq/vector_queue.hpp"
+#include "mq/engines/engine.hpp"
+#include "mq/engines/engines.hpp"
+#include "mq/engines/profile.hpp"
+#include "mq/engines/queue.hpp"
+#include "mq/engines/replay.hpp"
+#include "mq/engines/vector_queue.hpp"
 #include "unit/mq/mq_events.hpp"
 
 namespace gc::mq {

@@ -1,4 +1,4 @@
-// mq/perfect_hash.hpp, the row-displacement perfect hash of the partner
+// mq/engines/perfect_hash.hpp, the row-displacement perfect hash of the partner
 // engines (Ghazimirsaeed, Mirsadeghi and Afsahi, "Communication-aware message
 // matching in MPI", CCPE 2018), which finds a source's partner queue: every
 // key found and every non-key missed on random and clustered key sets, the
@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "mq/perfect_hash.hpp"
+#include "mq/engines/perfect_hash.hpp"
 
 namespace gc::mq {
 namespace {

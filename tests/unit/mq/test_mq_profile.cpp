@@ -1,4 +1,4 @@
-// mq/profile.hpp, where the partner engines' partners come from
+// mq/engines/profile.hpp, where the partner engines' partners come from
 // (Ghazimirsaeed, Mirsadeghi and Afsahi, "Communication-aware message
 // matching in MPI", CCPE 2018): the edge point of each metric and the
 // partners it chooses; the profile file, its round trip and one error line
@@ -13,9 +13,9 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "mq/engine.hpp"
-#include "mq/profile.hpp"
-#include "mq/replay.hpp"
+#include "mq/engines/engine.hpp"
+#include "mq/engines/profile.hpp"
+#include "mq/engines/replay.hpp"
 #include "mq/report.hpp"
 #include "unit/mq/mq_events.hpp"
 

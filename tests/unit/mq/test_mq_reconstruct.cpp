@@ -14,10 +14,10 @@
 #include <tuple>
 
 #include "core/error.hpp"
-#include "mq/engine.hpp"
-#include "mq/replay.hpp"
-#include "mq/synth.hpp"
-#include "mq/trace.hpp"
+#include "mq/engines/engine.hpp"
+#include "mq/engines/replay.hpp"
+#include "mq/trace/synth.hpp"
+#include "mq/trace/trace.hpp"
 #include "unit/mq/trace_records.hpp"
 
 namespace gc::mq {

@@ -14,7 +14,7 @@
 #include <zlib.h>
 
 #include "core/error.hpp"
-#include "mq/trace.hpp"
+#include "mq/trace/trace.hpp"
 #include "unit/mq/trace_records.hpp"
 
 namespace gc::mq {

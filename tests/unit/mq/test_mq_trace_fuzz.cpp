@@ -14,7 +14,7 @@
 #include <zlib.h>
 
 #include "core/error.hpp"
-#include "mq/trace.hpp"
+#include "mq/trace/trace.hpp"
 
 namespace gc::mq {
 namespace {

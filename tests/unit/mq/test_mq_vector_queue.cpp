@@ -1,4 +1,4 @@
-// mq/vector_queue.hpp, the vector queues of `vectors` and `partner-vectors`,
+// mq/engines/vector_queue.hpp, the vector queues of `vectors` and `partner-vectors`,
 // at every SIMD level the CPU has and both widths: find and the
 // order-bounded find_before against a plain model (the elements in queue
 // order), through holes, merges and compaction; the earliest element over
@@ -14,7 +14,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "mq/vector_queue.hpp"
+#include "mq/engines/vector_queue.hpp"
 
 namespace gc::mq {
 namespace {

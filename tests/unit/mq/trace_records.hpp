@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "mq/trace.hpp"
+#include "mq/trace/trace.hpp"
 
 namespace gc::mq::test::records {
 
