@@ -438,6 +438,64 @@ void end() {
   delete t;
 }
 
+// A wait or test, traced: `call(status or statuses)` is the PMPI call with
+// every other argument bound; what it completed is recorded, at one time.
+// `flag` is null for a wait (it completes), else the test's flag.
+template <class Call>
+int traced_one(MPI_Request* request, const int* flag, MPI_Status* status, Call call) {
+  MPI_Status own;
+  status = status_for(status, own);
+  const MPI_Request handle = *request;
+  const int rc = call(status);
+  if (rc == MPI_SUCCESS && (!flag || *flag)) completed(handle, *status, now());
+  test_zombies(false);
+  return rc;
+}
+
+template <class Call>
+int traced_any(int count, MPI_Request requests[], const int* index, const int* flag,
+               MPI_Status* status, Call call) {
+  MPI_Status own;
+  status = status_for(status, own);
+  const std::vector<MPI_Request> handles(requests, requests + count);
+  const int rc = call(status);
+  if (rc == MPI_SUCCESS && (!flag || *flag) && *index != MPI_UNDEFINED)
+    completed(handles[static_cast<std::size_t>(*index)], *status, now());
+  test_zombies(false);
+  return rc;
+}
+
+template <class Call>
+int traced_all(int count, MPI_Request requests[], const int* flag, MPI_Status statuses[],
+               Call call) {
+  thread_local std::vector<MPI_Status> own;
+  statuses = statuses_for(statuses, count, own);
+  const std::vector<MPI_Request> handles(requests, requests + count);
+  const int rc = call(statuses);
+  if (rc == MPI_SUCCESS && (!flag || *flag)) {
+    const double t = now();
+    for (int i = 0; i < count; ++i) completed(handles[static_cast<std::size_t>(i)], statuses[i], t);
+  }
+  test_zombies(false);
+  return rc;
+}
+
+template <class Call>
+int traced_some(int count, MPI_Request requests[], const int* outcount, const int indices[],
+                MPI_Status statuses[], Call call) {
+  thread_local std::vector<MPI_Status> own;
+  statuses = statuses_for(statuses, count, own);
+  const std::vector<MPI_Request> handles(requests, requests + count);
+  const int rc = call(statuses);
+  if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED) {
+    const double t = now();
+    for (int j = 0; j < *outcount; ++j)
+      completed(handles[static_cast<std::size_t>(indices[j])], statuses[j], t);
+  }
+  test_zombies(false);
+  return rc;
+}
+
 }  // namespace
 
 // ------------------------------------------------------------ the MPI calls
@@ -772,115 +830,61 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* mess
 int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   Scope s;
   if (!s) return PMPI_Wait(request, status);
-  MPI_Status own;
-  status = status_for(status, own);
-  const MPI_Request handle = *request;
-  const int rc = PMPI_Wait(request, status);
-  if (rc == MPI_SUCCESS) completed(handle, *status, now());
-  test_zombies(false);
-  return rc;
+  return traced_one(request, nullptr, status,
+                    [&](MPI_Status* st) { return PMPI_Wait(request, st); });
 }
 
 int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   Scope s;
   if (!s) return PMPI_Test(request, flag, status);
-  MPI_Status own;
-  status = status_for(status, own);
-  const MPI_Request handle = *request;
-  const int rc = PMPI_Test(request, flag, status);
-  if (rc == MPI_SUCCESS && *flag) completed(handle, *status, now());
-  test_zombies(false);
-  return rc;
+  return traced_one(request, flag, status,
+                    [&](MPI_Status* st) { return PMPI_Test(request, flag, st); });
 }
 
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   Scope s;
   if (!s) return PMPI_Waitall(count, requests, statuses);
-  thread_local std::vector<MPI_Status> own;
-  statuses = statuses_for(statuses, count, own);
-  const std::vector<MPI_Request> handles(requests, requests + count);
-  const int rc = PMPI_Waitall(count, requests, statuses);
-  if (rc == MPI_SUCCESS) {
-    const double t = now();
-    for (int i = 0; i < count; ++i) completed(handles[static_cast<std::size_t>(i)], statuses[i], t);
-  }
-  test_zombies(false);
-  return rc;
+  return traced_all(count, requests, nullptr, statuses,
+                    [&](MPI_Status* st) { return PMPI_Waitall(count, requests, st); });
 }
 
 int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
   Scope s;
   if (!s) return PMPI_Testall(count, requests, flag, statuses);
-  thread_local std::vector<MPI_Status> own;
-  statuses = statuses_for(statuses, count, own);
-  const std::vector<MPI_Request> handles(requests, requests + count);
-  const int rc = PMPI_Testall(count, requests, flag, statuses);
-  if (rc == MPI_SUCCESS && *flag) {
-    const double t = now();
-    for (int i = 0; i < count; ++i) completed(handles[static_cast<std::size_t>(i)], statuses[i], t);
-  }
-  test_zombies(false);
-  return rc;
+  return traced_all(count, requests, flag, statuses,
+                    [&](MPI_Status* st) { return PMPI_Testall(count, requests, flag, st); });
 }
 
 int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
   Scope s;
   if (!s) return PMPI_Waitany(count, requests, index, status);
-  MPI_Status own;
-  status = status_for(status, own);
-  const std::vector<MPI_Request> handles(requests, requests + count);
-  const int rc = PMPI_Waitany(count, requests, index, status);
-  if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED)
-    completed(handles[static_cast<std::size_t>(*index)], *status, now());
-  test_zombies(false);
-  return rc;
+  return traced_any(count, requests, index, nullptr, status,
+                    [&](MPI_Status* st) { return PMPI_Waitany(count, requests, index, st); });
 }
 
 int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
   Scope s;
   if (!s) return PMPI_Testany(count, requests, index, flag, status);
-  MPI_Status own;
-  status = status_for(status, own);
-  const std::vector<MPI_Request> handles(requests, requests + count);
-  const int rc = PMPI_Testany(count, requests, index, flag, status);
-  if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED)
-    completed(handles[static_cast<std::size_t>(*index)], *status, now());
-  test_zombies(false);
-  return rc;
+  return traced_any(count, requests, index, flag, status,
+                    [&](MPI_Status* st) { return PMPI_Testany(count, requests, index, flag, st); });
 }
 
 int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
                  MPI_Status statuses[]) {
   Scope s;
   if (!s) return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
-  thread_local std::vector<MPI_Status> own;
-  statuses = statuses_for(statuses, incount, own);
-  const std::vector<MPI_Request> handles(requests, requests + incount);
-  const int rc = PMPI_Waitsome(incount, requests, outcount, indices, statuses);
-  if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED) {
-    const double t = now();
-    for (int j = 0; j < *outcount; ++j)
-      completed(handles[static_cast<std::size_t>(indices[j])], statuses[j], t);
-  }
-  test_zombies(false);
-  return rc;
+  return traced_some(incount, requests, outcount, indices, statuses, [&](MPI_Status* st) {
+    return PMPI_Waitsome(incount, requests, outcount, indices, st);
+  });
 }
 
 int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
                  MPI_Status statuses[]) {
   Scope s;
   if (!s) return PMPI_Testsome(incount, requests, outcount, indices, statuses);
-  thread_local std::vector<MPI_Status> own;
-  statuses = statuses_for(statuses, incount, own);
-  const std::vector<MPI_Request> handles(requests, requests + incount);
-  const int rc = PMPI_Testsome(incount, requests, outcount, indices, statuses);
-  if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED) {
-    const double t = now();
-    for (int j = 0; j < *outcount; ++j)
-      completed(handles[static_cast<std::size_t>(indices[j])], statuses[j], t);
-  }
-  test_zombies(false);
-  return rc;
+  return traced_some(incount, requests, outcount, indices, statuses, [&](MPI_Status* st) {
+    return PMPI_Testsome(incount, requests, outcount, indices, st);
+  });
 }
 
 // Completes without freeing: the completion is recorded now, once.
