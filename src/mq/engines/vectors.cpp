@@ -26,30 +26,11 @@ class Vectors final : public Engine {
     const VectorSlot f =
         prq_.template find<L, true>(pool_, VectorKey::of_message(message), traversed);
     count_search(c_.prq_searches, c_.prq_traversed, c_.prq_max, traversed);
-    if (f) {
-      const Id matched = pool_[f.node].id[f.slot];
-      prq_.erase(pool_, f.node, f.slot);
-      note_memory();
-      return matched;
-    }
-    umq_.push_back(pool_, message, id);
-    c_.umq_length_max = std::max(c_.umq_length_max, umq_.size());
-    note_memory();
-    return kNoMatch;
+    return take_or_append(prq_, f, umq_, message, id, c_.umq_length_max);
   }
 
   Id post(const Envelope& receive, Id id) override {
-    const VectorSlot f = search_umq(receive);
-    if (f) {
-      const Id matched = pool_[f.node].id[f.slot];
-      umq_.erase(pool_, f.node, f.slot);
-      note_memory();
-      return matched;
-    }
-    prq_.push_back(pool_, receive, id);
-    c_.prq_length_max = std::max(c_.prq_length_max, prq_.size());
-    note_memory();
-    return kNoMatch;
+    return take_or_append(umq_, search_umq(receive), prq_, receive, id, c_.prq_length_max);
   }
 
   Id probe(const Envelope& receive) override {
@@ -63,6 +44,22 @@ class Vectors final : public Engine {
   }
 
  private:
+  // The element `found` in `searched` taken out; else `e` appended to
+  // `appended` (its length maximum kept).
+  Id take_or_append(VectorQueue<W>& searched, VectorSlot found, VectorQueue<W>& appended,
+                    const Envelope& e, Id id, std::uint64_t& appended_length_max) {
+    Id matched = kNoMatch;
+    if (found) {
+      matched = pool_[found.node].id[found.slot];
+      searched.erase(pool_, found.node, found.slot);
+    } else {
+      appended.push_back(pool_, e, id);
+      appended_length_max = std::max(appended_length_max, appended.size());
+    }
+    note_memory();
+    return matched;
+  }
+
   VectorSlot search_umq(const Envelope& receive) {
     std::uint64_t traversed = 0;
     const VectorSlot f =
