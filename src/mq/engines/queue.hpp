@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mq/engines/engine.hpp"
+#include "mq/engines/index_links.hpp"
 
 namespace gc::mq {
 
@@ -23,7 +24,7 @@ struct QueueElement {
 // left push_back out of line, 30% of a short-queue operation's time.
 class ElementPool {
  public:
-  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+  static constexpr std::uint32_t kNone = kNoNode;
   struct Node {
     QueueElement element;
     std::uint32_t prev = kNone, next = kNone;
@@ -62,25 +63,11 @@ class Queue {
   std::uint32_t head() const { return head_; }
 
   [[gnu::always_inline]] void push_back(ElementPool& pool, const QueueElement& e) {
-    const std::uint32_t n = pool.take(e);
-    pool[n].prev = tail_;
-    if (tail_ != kNone)
-      pool[tail_].next = n;
-    else
-      head_ = n;
-    tail_ = n;
+    link_back(pool, head_, tail_, pool.take(e));
     ++size_;
   }
   [[gnu::always_inline]] void erase(ElementPool& pool, std::uint32_t n) {
-    const Node& node = pool[n];
-    if (node.prev != kNone)
-      pool[node.prev].next = node.next;
-    else
-      head_ = node.next;
-    if (node.next != kNone)
-      pool[node.next].prev = node.prev;
-    else
-      tail_ = node.prev;
+    unlink(pool, head_, tail_, n);
     --size_;
     pool.give(n);
   }

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "mq/engines/engine.hpp"
+#include "mq/engines/index_links.hpp"
 
 namespace gc::mq {
 
@@ -64,7 +65,7 @@ struct VectorOrders<W, true> {
 
 template <int W, bool kOrdered = false>
 struct alignas(64) VectorNode {
-  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+  static constexpr std::uint32_t kNone = kNoNode;
   std::int32_t comm[W];
   std::int32_t source[W];
   std::int32_t tag[W];
@@ -382,25 +383,8 @@ class VectorQueue {
     unlink(pool, b);
     pool.give(b);
   }
-  void link_back(Pool& pool, std::uint32_t n) {
-    pool[n].prev = tail_;
-    if (tail_ != kNone)
-      pool[tail_].next = n;
-    else
-      head_ = n;
-    tail_ = n;
-  }
-  void unlink(Pool& pool, std::uint32_t n) {
-    const std::uint32_t prev = pool[n].prev, next = pool[n].next;
-    if (prev != kNone)
-      pool[prev].next = next;
-    else
-      head_ = next;
-    if (next != kNone)
-      pool[next].prev = prev;
-    else
-      tail_ = prev;
-  }
+  void link_back(Pool& pool, std::uint32_t n) { mq::link_back(pool, head_, tail_, n); }
+  void unlink(Pool& pool, std::uint32_t n) { mq::unlink(pool, head_, tail_, n); }
 
   std::uint32_t head_ = kNone, tail_ = kNone;
   std::uint64_t size_ = 0;
