@@ -496,6 +496,13 @@ int traced_some(int count, MPI_Request requests[], const int* outcount, const in
   return rc;
 }
 
+// A communicator-making call's return code `rc`, the communicator it made
+// (`*made`, read after the call) registered when this call is traced (`s`).
+int registering(const Scope& s, const MPI_Comm* made, int rc) {
+  if (s && rc == MPI_SUCCESS) register_comm(*made);
+  return rc;
+}
+
 }  // namespace
 
 // ------------------------------------------------------------ the MPI calls
@@ -528,84 +535,65 @@ int MPI_Abort(MPI_Comm comm, int errorcode) {
 
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   Scope s;
-  const int rc = PMPI_Comm_dup(comm, newcomm);
-  if (s && rc == MPI_SUCCESS) register_comm(*newcomm);
-  return rc;
+  return registering(s, newcomm, PMPI_Comm_dup(comm, newcomm));
 }
 
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
   Scope s;
-  const int rc = PMPI_Comm_dup_with_info(comm, info, newcomm);
-  if (s && rc == MPI_SUCCESS) register_comm(*newcomm);
-  return rc;
+  return registering(s, newcomm, PMPI_Comm_dup_with_info(comm, info, newcomm));
 }
 
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   Scope s;
-  const int rc = PMPI_Comm_split(comm, color, key, newcomm);
-  if (s && rc == MPI_SUCCESS) register_comm(*newcomm);
-  return rc;
+  return registering(s, newcomm, PMPI_Comm_split(comm, color, key, newcomm));
 }
 
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
   Scope s;
-  const int rc = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
-  if (s && rc == MPI_SUCCESS) register_comm(*newcomm);
-  return rc;
+  return registering(s, newcomm, PMPI_Comm_split_type(comm, split_type, key, info, newcomm));
 }
 
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   Scope s;
-  const int rc = PMPI_Comm_create(comm, group, newcomm);
-  if (s && rc == MPI_SUCCESS) register_comm(*newcomm);
-  return rc;
+  return registering(s, newcomm, PMPI_Comm_create(comm, group, newcomm));
 }
 
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
   Scope s;
-  const int rc = PMPI_Comm_create_group(comm, group, tag, newcomm);
-  if (s && rc == MPI_SUCCESS) register_comm(*newcomm);
-  return rc;
+  return registering(s, newcomm, PMPI_Comm_create_group(comm, group, tag, newcomm));
 }
 
 int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
   Scope s;
-  const int rc = PMPI_Intercomm_merge(intercomm, high, newintracomm);
-  if (s && rc == MPI_SUCCESS) register_comm(*newintracomm);
-  return rc;
+  return registering(s, newintracomm, PMPI_Intercomm_merge(intercomm, high, newintracomm));
 }
 
 int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
                     int reorder, MPI_Comm* comm_cart) {
   Scope s;
-  const int rc = PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
-  if (s && rc == MPI_SUCCESS) register_comm(*comm_cart);
-  return rc;
+  return registering(s, comm_cart,
+                     PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart));
 }
 
 int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
   Scope s;
-  const int rc = PMPI_Cart_sub(comm, remain_dims, newcomm);
-  if (s && rc == MPI_SUCCESS) register_comm(*newcomm);
-  return rc;
+  return registering(s, newcomm, PMPI_Cart_sub(comm, remain_dims, newcomm));
 }
 
 int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
                      int reorder, MPI_Comm* comm_graph) {
   Scope s;
-  const int rc = PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
-  if (s && rc == MPI_SUCCESS) register_comm(*comm_graph);
-  return rc;
+  return registering(s, comm_graph,
+                     PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph));
 }
 
 int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
                           const int destinations[], const int weights[], MPI_Info info, int reorder,
                           MPI_Comm* comm_dist_graph) {
   Scope s;
-  const int rc = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info,
-                                        reorder, comm_dist_graph);
-  if (s && rc == MPI_SUCCESS) register_comm(*comm_dist_graph);
-  return rc;
+  return registering(s, comm_dist_graph,
+                     PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights,
+                                            info, reorder, comm_dist_graph));
 }
 
 int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
@@ -613,11 +601,10 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
                                    const int destinations[], const int destweights[], MPI_Info info,
                                    int reorder, MPI_Comm* comm_dist_graph) {
   Scope s;
-  const int rc =
+  return registering(
+      s, comm_dist_graph,
       PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree,
-                                      destinations, destweights, info, reorder, comm_dist_graph);
-  if (s && rc == MPI_SUCCESS) register_comm(*comm_dist_graph);
-  return rc;
+                                      destinations, destweights, info, reorder, comm_dist_graph));
 }
 
 // ---- sends: a blocking send is recorded before it blocks
