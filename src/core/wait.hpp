@@ -50,7 +50,6 @@ class Requests {
     if (!list_.empty()) wait_all(list_);
     list_.clear();
   }
-  std::size_t size() const { return list_.size(); }
 
  private:
   std::vector<MPI_Request> list_;

@@ -15,7 +15,8 @@ std::string check(const Comm& comm, const DistGraph& g, const Rows& c) {
   auto gather_blocks = [&](const Rows& r) {
     std::vector<int> counts;
     const std::vector<std::uint64_t> all = gatherv(comm, serialize(r), 0, &counts);
-    const std::vector<int> displs = displacements(counts);
+    std::uint64_t words = 0;
+    const std::vector<int> displs = displacements_of(counts, words, "spmm check displacement");
     std::vector<Rows> out;
     if (comm.rank() == 0)
       for (int q = 0; q < p; ++q)

@@ -1,6 +1,6 @@
 // Row blocks of A and C as the kernel (spmm.cpp) and its check (check.cpp)
-// both handle them: as 64-bit words for a gather, the displacements of
-// gathered blocks, and the product of a block of rows.
+// both handle them: as 64-bit words for a gather, and the product of a
+// block of rows (displacements: core/mpi.hpp's displacements_of).
 #pragma once
 
 #include <algorithm>
@@ -73,12 +73,6 @@ template <typename Find>
     c.offsets.push_back(c.columns.size());
   }
   return c;
-}
-
-inline std::vector<int> displacements(const std::vector<int>& counts) {
-  std::vector<int> d(counts.size(), 0);
-  for (size_t i = 1; i < counts.size(); ++i) d[i] = d[i - 1] + counts[i - 1];
-  return d;
 }
 
 }  // namespace gc::spmm

@@ -81,9 +81,9 @@ Result run(const Comm& comm, const DistGraph& g, Method method, int iters,
     counts.resize(nbrs.size());
     sources = nbrs;
   }
-  displs = displacements(counts);
-  std::vector<std::uint64_t> received(
-      std::max<std::uint64_t>(1, std::accumulate(counts.begin(), counts.end(), std::uint64_t{0})));
+  std::uint64_t total_words = 0;
+  displs = displacements_of(counts, total_words, "spmm gather displacement");
+  std::vector<std::uint64_t> received(std::max<std::uint64_t>(1, total_words));
   if (counts.empty()) counts.assign(1, 0), displs.assign(1, 0);  // MPI wants arrays
   // The combined gather is persistent: A's row blocks keep their sizes, so
   // friends learn each other's in the first call and send no header after.
