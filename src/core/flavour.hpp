@@ -54,6 +54,13 @@ inline constexpr bool library_comm_dup_charges_own_time = !simulated;
 // blocks, point to point, there.
 inline constexpr bool library_alltoallv_skips_empty_blocks = !simulated;
 
+// MPI_Exscan costs the library O(log P) steps. SMPI 3.32's sends every rank's
+// value to every later rank and waits for them one MPI_Waitany at a time
+// (colls::exscan in smpi_coll.cpp): P^2 / 2 messages, about 18 s of wall time
+// per call at 256 simulated ranks. gc::exscan_sum (core/mpi.hpp) runs
+// recursive doubling over point-to-point messages there.
+inline constexpr bool library_exscan_is_logarithmic = !simulated;
+
 // Why the library's neighborhood collectives are replaced ("" when they are not).
 inline constexpr std::string_view neighborhood_collectives_missing =
     simulated ? "SimGrid SMPI has no distributed-graph topologies" : "";

@@ -155,6 +155,25 @@ void sparse_alltoallv(const void* send, const int* send_counts, const int* send_
   requests.wait();
 }
 
+std::uint64_t exscan_sum_by_doubling(const Comm& comm, std::uint64_t value) {
+  const MPI_Comm twin = exchange_twin(comm.get());
+  const int p = comm.size(), me = comm.rank();
+  // `partial` sums the values of the ranks my partners so far have covered,
+  // mine included; `before` only those below me. Every partner rank ^ mask
+  // that exists holds the sum of a block of ranks disjoint from mine.
+  std::uint64_t partial = value, before = 0;
+  for (int mask = 1; mask < p; mask <<= 1) {
+    const int partner = me ^ mask;
+    if (partner >= p) continue;
+    std::uint64_t theirs = 0;
+    MPI_Sendrecv(&partial, 1, MPI_UINT64_T, partner, 0, &theirs, 1, MPI_UINT64_T, partner, 0, twin,
+                 MPI_STATUS_IGNORE);
+    partial += theirs;
+    if (partner < me) before += theirs;
+  }
+  return before;
+}
+
 int checked_count(std::uint64_t count, const char* what) {
   if (count > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
     fail(fmt::format("{} of {} exceeds what one MPI call can move; use more ranks", what, count));

@@ -150,9 +150,19 @@ T min_over_ranks(const Comm& comm, T v) {
   return allreduce(comm, v, MPI_MIN);
 }
 
+// MPI_Exscan's sum by recursive doubling (MPICH's scan algorithm): log2 P
+// rounds of one exchange each, on a twin of `comm`. What gc::exscan_sum runs
+// where the library's MPI_Exscan is quadratic (flavour.hpp).
+std::uint64_t exscan_sum_by_doubling(const Comm& comm, std::uint64_t value);
+
 // Exclusive prefix sum over ranks (0 on rank 0).
 template <class T>
 T exscan_sum(const Comm& comm, T value) {
+  if constexpr (!flavour::library_exscan_is_logarithmic) {
+    static_assert(std::is_integral_v<T>, "exscan_sum by doubling sums integers");
+    // Two's complement: a signed sum that fits comes back unchanged.
+    return static_cast<T>(exscan_sum_by_doubling(comm, static_cast<std::uint64_t>(value)));
+  }
   T out{};
   MPI_Exscan(&value, &out, 1, mpi_type<T>(), MPI_SUM, comm.get());
   if (comm.rank() == 0) out = T{};

@@ -1,7 +1,9 @@
 // core/mpi.hpp's helpers: sparse_alltoallv (what gc::alltoallv runs where the
 // library's MPI_Alltoallv costs a step per rank pair) moves exactly what
 // MPI_Alltoallv moves, with empty blocks, records wider than a byte, on the
-// world and on a part of it, several times in a row.
+// world and on a part of it, several times in a row; exscan_sum_by_doubling
+// (what gc::exscan_sum runs where the library's MPI_Exscan is quadratic) sums
+// what MPI_Exscan sums.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -56,6 +58,25 @@ TEST(Mpi, SparseAlltoallvMovesWhatAlltoallvMoves) {
     expect_same_exchange(world, round);
     expect_same_exchange(part, round);
   }
+}
+
+void expect_same_exscan(const Comm& comm) {
+  // Values wide enough that a sum over the wrong ranks cannot come out right.
+  const std::uint64_t mine = (std::uint64_t{1} << (3 * comm.rank() % 61)) + 7;
+  std::uint64_t expected = 0;
+  MPI_Exscan(&mine, &expected, 1, MPI_UINT64_T, MPI_SUM, comm.get());
+  if (comm.rank() == 0) expected = 0;  // MPI leaves rank 0's undefined
+  EXPECT_EQ(exscan_sum_by_doubling(comm, mine), expected);
+  EXPECT_EQ(exscan_sum(comm, mine), expected);
+  EXPECT_EQ(exscan_sum(comm, -static_cast<std::int64_t>(comm.rank())),
+            -static_cast<std::int64_t>(comm.rank() * (comm.rank() - 1) / 2));
+}
+
+TEST(Mpi, ExscanByDoublingSumsWhatExscanSums) {
+  const Comm world = Comm::world();
+  const Comm part = world.split(world.rank() % 2, world.size() - world.rank());  // reversed order
+  expect_same_exscan(world);
+  expect_same_exscan(part);
 }
 
 TEST(Mpi, AlltoallvOfRecords) {
