@@ -12,6 +12,7 @@
 
 #include "comm/exchange.hpp"
 #include "comm/phase_ledger.hpp"
+#include "core/flavour.hpp"
 
 namespace gc {
 
@@ -96,9 +97,10 @@ class NsrAggExchange final : public Exchange {
     // from the oldest posted keeps every sender's messages in push order
     // (kernels rely on it, as on MPI's non-overtaking rule).
     while (true) {
-      int flag = 0;
-      MPI_Status status;
-      MPI_Test(&receive_requests_[oldest_], &flag, &status);
+      int flag = arrived_ ? 1 : 0;
+      MPI_Status status = arrived_status_;
+      if (!arrived_) MPI_Test(&receive_requests_[oldest_], &flag, &status);
+      arrived_ = false;
       if (!flag) return;
       const int r = oldest_;
       oldest_ = (oldest_ + 1) % kPostedReceives;
@@ -122,7 +124,16 @@ class NsrAggExchange final : public Exchange {
     }
     if (!ledger_.done_sent()) return false;
     issue();
-    if (!waiting_.empty() || !ledger_.all_arrived()) return false;
+    if (!waiting_.empty()) return false;
+    if (!ledger_.all_arrived()) {
+      // Nothing left to send: only arrivals are awaited, and one is on its
+      // way; the next process() delivers it.
+      if constexpr (!flavour::waiting_ranks_poll) {
+        MPI_Wait(&receive_requests_[oldest_], &arrived_status_);
+        arrived_ = true;
+      }
+      return false;
+    }
     // Everything addressed to me arrived; my own sends are being drained.
     for (InFlight& f : in_flight_) {
       MPI_Wait(&f.request, MPI_STATUS_IGNORE);
@@ -233,7 +244,9 @@ class NsrAggExchange final : public Exchange {
   size_t data_in_flight_ = 0;
   std::vector<Message> receive_buffers_, incoming_;
   std::vector<MPI_Request> receive_requests_;
-  int oldest_ = 0;                    // the posted receive that matches the next message
+  int oldest_ = 0;        // the posted receive that matches the next message
+  bool arrived_ = false;  // done() waited for that receive: its status is here
+  MPI_Status arrived_status_{};
   std::vector<Message> done_counts_;  // what the DONE sends send
 };
 

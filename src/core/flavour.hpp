@@ -61,6 +61,16 @@ inline constexpr bool library_alltoallv_skips_empty_blocks = !simulated;
 // recursive doubling over point-to-point messages there.
 inline constexpr bool library_exscan_is_logarithmic = !simulated;
 
+// A rank with nothing left to send that waits for arrivals polls for them
+// (MPI_Test), each failed poll costing the library tens of nanoseconds. Under
+// SMPI each is a step of the simulator, microseconds of wall time for 0.1 us
+// of simulated time (scripts/simulate), so waiting 1 ms is 10,000 steps.
+// nsr-agg waits in MPI_Wait on its oldest posted receive in that state
+// there, which SMPI simulates as one event (BFS at 64 simulated ranks: 5.6 s
+// of wall time, 3.8-4.0 s since). nsr keeps polling: its MPI_Iprobe has no
+// blocking form there (SMPI's MPI_Probe is itself a loop of 0.1 us probes).
+inline constexpr bool waiting_ranks_poll = !simulated;
+
 // Why the library's neighborhood collectives are replaced ("" when they are not).
 inline constexpr std::string_view neighborhood_collectives_missing =
     simulated ? "SimGrid SMPI has no distributed-graph topologies" : "";
