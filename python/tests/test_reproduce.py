@@ -4,7 +4,7 @@ inconclusive."""
 import subprocess
 
 from conftest import graphcomm_binary, lab_command
-from graphcomm_lab.reproduce import CLAIMS, judge_partner, judge_rcm
+from graphcomm_lab.reproduce import CLAIMS, judge_one_sided_scaling, judge_partner, judge_rcm
 
 VERDICTS = ("holds", "does not hold", "inconclusive")
 
@@ -117,3 +117,24 @@ def test_simulate_line_parsed():
                                      "simulated_seconds": 0.0123,
                                      "simulator_wall_seconds": 3.5}
     assert simulation_of("graphcomm: matching\n") is None
+
+
+def _bfs(ranks, model, teps):
+    return {"kernel": "bfs", "status": "ok", "ranks": ranks, "input": f"rmat:{ranks}", "options": {},
+            "result": {"runs": [{"model": f"top-down/{model}", "harmonic_mean_TEPS": teps}]}}
+
+
+def test_one_sided_scaling_is_judged_against_the_reference_design():
+    def runs(agg_small, agg_large):
+        return [_bfs(64, "nsr", 1.0), _bfs(64, "nsr-agg", agg_small), _bfs(64, "rma-fence", 2.0),
+                _bfs(64, "rma-hash", 1.0), _bfs(1024, "nsr", 1.0),
+                _bfs(1024, "nsr-agg", agg_large), _bfs(1024, "rma-fence", 2.0),
+                _bfs(1024, "rma-hash", 3.0)]
+    # one-sided/nsr-agg: 2/4 = 0.5 at 64 ranks; 3/2 = 1.5 at 1024
+    measured, verdict = judge_one_sided_scaling(runs(4.0, 2.0))
+    assert verdict == "holds", measured
+    assert "one-sided/nsr-agg TEPS 1.50 (one-sided/nsr 3.00)" in measured
+    # 2/1 = 2.0 at 64 ranks; 3/6 = 0.5 at 1024, though nsr falls behind
+    assert judge_one_sided_scaling(runs(1.0, 6.0))[1] == "does not hold"
+    assert judge_one_sided_scaling(runs(1.0, 6.0)[:4])[1].startswith("inconclusive")
+    assert judge_one_sided_scaling(runs(1.0, 6.0)[1:])[1].startswith("inconclusive")
