@@ -56,19 +56,19 @@ inline constexpr bool library_alltoallv_skips_empty_blocks = !simulated;
 
 // MPI_Exscan costs the library O(log P) steps. SMPI 3.32's sends every rank's
 // value to every later rank and waits for them one MPI_Waitany at a time
-// (colls::exscan in smpi_coll.cpp): P^2 / 2 messages, about 18 s of wall time
-// per call at 256 simulated ranks. gc::exscan_sum (core/mpi.hpp) runs
+// (colls::exscan in smpi_coll.cpp): a number of messages quadratic in the
+// ranks (measured: docs/simulation.md). gc::exscan_sum (core/mpi.hpp) runs
 // recursive doubling over point-to-point messages there.
 inline constexpr bool library_exscan_is_logarithmic = !simulated;
 
 // A rank with nothing left to send that waits for arrivals polls for them
-// (MPI_Test), each failed poll costing the library tens of nanoseconds. Under
-// SMPI each is a step of the simulator, microseconds of wall time for 0.1 us
-// of simulated time (scripts/simulate), so waiting 1 ms is 10,000 steps.
-// nsr-agg waits in MPI_Wait on its oldest posted receive in that state
-// there, which SMPI simulates as one event (BFS at 64 simulated ranks: 5.6 s
-// of wall time, 3.8-4.0 s since). nsr keeps polling: its MPI_Iprobe has no
-// blocking form there (SMPI's MPI_Probe is itself a loop of 0.1 us probes).
+// (MPI_Test), each failed poll cheap for the library. Under SMPI each is a
+// step of the simulator charged a small fixed simulated time
+// (scripts/simulate), so a long wait is many steps of wall time. nsr-agg
+// waits in MPI_Wait on its oldest posted receive in that state there, which
+// SMPI simulates as one event (measured: docs/simulation.md). nsr keeps
+// polling: its MPI_Iprobe has no blocking form there (SMPI's MPI_Probe is
+// itself a loop of probes).
 inline constexpr bool waiting_ranks_poll = !simulated;
 
 // Why the library's neighborhood collectives are replaced ("" when they are not).
