@@ -89,11 +89,11 @@ void topology_lists(const Comm& comm, const NbrOptions& o, std::vector<int>& sou
     const double d = number(parts[0], "moore D"), r = number(parts[1], "moore R");
     if (d != static_cast<int>(d) || r != static_cast<int>(r) || d < 1 || d > 6 || r < 1 || r > 8)
       fail_everywhere(fmt::format("--topology {}: D must be 1 to 6 and R 1 to 8", t));
-    nbr::local_lists(nbr::moore_topology(comm.size(), static_cast<int>(d), static_cast<int>(r)),
-                     comm.rank(), sources, destinations);
+    nbr::moore_lists(comm.size(), static_cast<int>(d), static_cast<int>(r), comm.rank(), sources,
+                     destinations);
   } else if (kind == "random") {
-    nbr::local_lists(nbr::random_topology(comm.size(), number(rest, "random density"), o.seed),
-                     comm.rank(), sources, destinations);
+    nbr::random_lists(comm.size(), number(rest, "random density"), o.seed, comm.rank(), sources,
+                      destinations);
   } else if (kind == "file") {
     nbr::local_lists(nbr::file_topology(comm.get(), rest), comm.rank(), sources, destinations);
   } else if (kind == "graph") {

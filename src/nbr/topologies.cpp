@@ -1,5 +1,6 @@
 #include "nbr/topologies.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -12,50 +13,103 @@
 
 namespace gc::nbr {
 
-EdgeList moore_topology(int ranks, int d, int r) {
+namespace {
+
+void check_moore(int d, int r) {
   if (d < 1 || r < 1) fail_everywhere(fmt::format("moore:{}:{}: D and R must be at least 1", d, r));
-  std::vector<int> dims(static_cast<size_t>(d), 0);
-  MPI_Dims_create(ranks, d, dims.data());
-  const int span = 2 * r + 1;
-  int stencil = 1;
-  for (int i = 0; i < d; ++i) stencil *= span;
-  EdgeList edges;
-  std::vector<int> at(static_cast<size_t>(d));
-  for (int rank = 0; rank < ranks; ++rank) {
+}
+
+// The periodic grid of ranks of a Moore topology and its stencil.
+struct MooreGrid {
+  std::vector<int> dims;
+  int span = 0, stencil = 1;
+  MooreGrid(int ranks, int d, int r) : dims(static_cast<size_t>(d), 0), span(2 * r + 1) {
+    MPI_Dims_create(ranks, d, dims.data());
+    for (int i = 0; i < d; ++i) stencil *= span;
+  }
+  // The rank at offset `o` of the stencil (mixed radix, first dimension
+  // fastest) from `rank`, `sign` -1 for the opposite offset; -1 for the centre.
+  int neighbour(int rank, int o, int sign) const {
+    const int d = static_cast<int>(dims.size()), r = span / 2;
+    std::vector<int> at(dims.size());
     for (int x = rank, i = d - 1; i >= 0; --i) {  // row-major coordinates, as MPI_Cart_coords
       at[static_cast<size_t>(i)] = x % dims[static_cast<size_t>(i)];
       x /= dims[static_cast<size_t>(i)];
     }
-    for (int o = 0; o < stencil; ++o) {
-      int to = 0, x = o;
-      bool centre = true;
-      for (int i = 0; i < d; ++i) {
-        const int offset = x % span - r, n = dims[static_cast<size_t>(i)];
-        x /= span;
-        centre = centre && offset == 0;
-        to = to * n + ((at[static_cast<size_t>(i)] + offset) % n + n) % n;
-      }
-      if (!centre) edges.emplace_back(rank, to);
+    int to = 0, x = o;
+    bool centre = true;
+    for (int i = 0; i < d; ++i) {
+      const int offset = sign * (x % span - r), n = dims[static_cast<size_t>(i)];
+      x /= span;
+      centre = centre && offset == 0;
+      to = to * n + ((at[static_cast<size_t>(i)] + offset) % n + n) % n;
     }
+    return centre ? -1 : to;
   }
+};
+
+bool random_edge(const CounterRng& rng, int ranks, double density, int a, int b) {
+  const auto pair = static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(ranks) +
+                    static_cast<std::uint64_t>(b);
+  return static_cast<double>(rng.words(Stream::edge_weight, pair, 1)[0] >> 11) * 0x1.0p-53 <
+         density;
+}
+
+void check_density(double density) {
+  if (!(density >= 0 && density <= 1))
+    fail_everywhere(fmt::format("random:{}: the density must be in [0, 1]", density));
+}
+
+}  // namespace
+
+EdgeList moore_topology(int ranks, int d, int r) {
+  check_moore(d, r);
+  const MooreGrid grid(ranks, d, r);
+  EdgeList edges;
+  for (int rank = 0; rank < ranks; ++rank)
+    for (int o = 0; o < grid.stencil; ++o)
+      if (const int to = grid.neighbour(rank, o, 1); to >= 0) edges.emplace_back(rank, to);
   return edges;
 }
 
+void moore_lists(int ranks, int d, int r, int rank, std::vector<int>& sources,
+                 std::vector<int>& destinations) {
+  check_moore(d, r);
+  const MooreGrid grid(ranks, d, r);
+  destinations.clear();
+  sources.clear();
+  // Incoming: rank - offset sends to rank at offset; in the whole list's
+  // order, by sender and then by the sender's stencil position.
+  std::vector<std::pair<int, int>> incoming;  // (from, o)
+  for (int o = 0; o < grid.stencil; ++o) {
+    if (const int to = grid.neighbour(rank, o, 1); to >= 0) destinations.push_back(to);
+    if (const int from = grid.neighbour(rank, o, -1); from >= 0) incoming.emplace_back(from, o);
+  }
+  std::sort(incoming.begin(), incoming.end());
+  for (const auto& [from, o] : incoming) sources.push_back(from);
+}
+
 EdgeList random_topology(int ranks, double density, std::uint64_t seed) {
-  if (!(density >= 0 && density <= 1))
-    fail_everywhere(fmt::format("random:{}: the density must be in [0, 1]", density));
+  check_density(density);
   const CounterRng rng(seed);
   EdgeList edges;
   for (int a = 0; a < ranks; ++a)
-    for (int b = 0; b < ranks; ++b) {
-      if (a == b) continue;
-      const auto pair = static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(ranks) +
-                        static_cast<std::uint64_t>(b);
-      const double u =
-          static_cast<double>(rng.words(Stream::edge_weight, pair, 1)[0] >> 11) * 0x1.0p-53;
-      if (u < density) edges.emplace_back(a, b);
-    }
+    for (int b = 0; b < ranks; ++b)
+      if (a != b && random_edge(rng, ranks, density, a, b)) edges.emplace_back(a, b);
   return edges;
+}
+
+void random_lists(int ranks, double density, std::uint64_t seed, int rank,
+                  std::vector<int>& sources, std::vector<int>& destinations) {
+  check_density(density);
+  const CounterRng rng(seed);
+  sources.clear();
+  destinations.clear();
+  for (int other = 0; other < ranks; ++other) {
+    if (other == rank) continue;
+    if (random_edge(rng, ranks, density, other, rank)) sources.push_back(other);
+    if (random_edge(rng, ranks, density, rank, other)) destinations.push_back(other);
+  }
 }
 
 EdgeList file_topology(MPI_Comm comm, const std::string& path) {

@@ -23,6 +23,14 @@ EdgeList moore_topology(int ranks, int d, int r);
 // Each ordered pair of distinct ranks is an edge with probability `density`,
 // drawn from (seed, pair).
 EdgeList random_topology(int ranks, double density, std::uint64_t seed);
+// One rank's lists of these two topologies, as local_lists would take them
+// from the whole edge list, computed from the rank alone: O(stencil) and
+// O(ranks) work, where the whole list is O(ranks x neighbours) on every rank
+// (at thousands of simulated ranks, all in one process, that is the run).
+void moore_lists(int ranks, int d, int r, int rank, std::vector<int>& sources,
+                 std::vector<int>& destinations);
+void random_lists(int ranks, double density, std::uint64_t seed, int rank,
+                  std::vector<int>& sources, std::vector<int>& destinations);
 // "r: n1 n2 ..." lines: rank r's outgoing neighbours, 0-based, repeats
 // allowed; '#' starts a comment. Ranks not listed have none. Collective:
 // rank 0 reads, every rank gets the list; errors name the file and line.

@@ -372,6 +372,33 @@ TEST(Nbr, RandomTopologies) {
     check_topology(nbr::random_topology(p, density, 5), fmt::format("random:{}", density));
 }
 
+// Each rank's lists computed from the rank alone (what graphcomm nbr uses)
+// equal what it takes from the whole edge list, in order, at sizes from 1 to
+// 40 ranks (grids smaller than the stencil included) for every rank.
+TEST(Nbr, LocalListsEqualTheWholeTopology) {
+  for (int p = 1; p <= 40; ++p) {
+    for (const auto& [d, r] :
+         {std::pair{2, 1}, std::pair{2, 3}, std::pair{3, 1}, std::pair{1, 2}}) {
+      const Edges whole = nbr::moore_topology(p, d, r);
+      for (int rank = 0; rank < p; ++rank) {
+        std::vector<int> s, t, want_s, want_t;
+        nbr::local_lists(whole, rank, want_s, want_t);
+        nbr::moore_lists(p, d, r, rank, s, t);
+        ASSERT_EQ(s, want_s) << "moore:" << d << ":" << r << " at " << p << " ranks, rank " << rank;
+        ASSERT_EQ(t, want_t) << "moore:" << d << ":" << r << " at " << p << " ranks, rank " << rank;
+      }
+    }
+    const Edges whole = nbr::random_topology(p, 0.3, 7);
+    for (int rank = 0; rank < p; ++rank) {
+      std::vector<int> s, t, want_s, want_t;
+      nbr::local_lists(whole, rank, want_s, want_t);
+      nbr::random_lists(p, 0.3, 7, rank, s, t);
+      ASSERT_EQ(s, want_s) << "random:0.3 at " << p << " ranks, rank " << rank;
+      ASSERT_EQ(t, want_t) << "random:0.3 at " << p << " ranks, rank " << rank;
+    }
+  }
+}
+
 TEST(Nbr, AsymmetricWithDuplicatesAndSelfLoops) {
   const int p = world().size();
   check_topology(messy(p, 11), "messy");
