@@ -253,7 +253,7 @@ def parser():
                     help="the claims at scale, on simulated ranks (SimGrid SMPI: the build in "
                          "build-smpi/, scripts/simulate; docs/simulation.md)")
     rr.add_argument("--platform", help="with --simulate: scripts/simulate's platform (edr, "
-                                       "ethernet, this-machine or a file; default edr)")
+                                       "edr-crossbar, ethernet, this-machine or a file; default edr)")
     _run_options(rr, store_help)
     rr.set_defaults(func=cmd_reproduce)
     return p
