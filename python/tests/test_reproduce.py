@@ -4,7 +4,8 @@ inconclusive."""
 import subprocess
 
 from conftest import graphcomm_binary, lab_command
-from graphcomm_lab.reproduce import CLAIMS, judge_one_sided_scaling, judge_partner, judge_rcm
+from graphcomm_lab.reproduce import (CLAIMS, judge_models, judge_one_sided_scaling, judge_partner,
+                                     judge_rcm)
 
 VERDICTS = ("holds", "does not hold", "inconclusive")
 
@@ -138,3 +139,28 @@ def test_one_sided_scaling_is_judged_against_the_reference_design():
     assert judge_one_sided_scaling(runs(1.0, 6.0))[1] == "does not hold"
     assert judge_one_sided_scaling(runs(1.0, 6.0)[:4])[1].startswith("inconclusive")
     assert judge_one_sided_scaling(runs(1.0, 6.0)[1:])[1].startswith("inconclusive")
+
+
+def _match(inp, ranks, model, seconds):
+    r = _run("match", inp, {"runs": [{"model": model, "seconds": seconds}]}, model=model)
+    return r | {"ranks": ranks}
+
+
+def _graph(inp, ranks, d_avg):
+    return _stats(inp, "none", d_avg) | {"ranks": ranks}
+
+
+def test_models_are_judged_at_each_rank_count():
+    def runs(ncl_at_1024):
+        return [_graph("rgg", 256, 2.0), _match("rgg", 256, "nsr", 4.0),
+                _match("rgg", 256, "rma", 1.0), _match("rgg", 256, "ncl", 1.0),
+                _graph("rgg", 1024, 2.0), _match("rgg", 1024, "nsr", 4.0),
+                _match("rgg", 1024, "rma", 2.0), _match("rgg", 1024, "ncl", ncl_at_1024)]
+    measured, verdict = judge_models(runs(3.0))
+    assert verdict == "holds", measured
+    assert "rgg at 1024 ranks (d_avg 2.0): rma/nsr 0.50 ncl/nsr 0.75" in measured
+    assert judge_models(runs(5.0))[1] == "does not hold"
+    # a dense process graph (every rank a neighbour of every other) is not judged
+    dense = [_graph("rmat", 4, 3.0), _match("rmat", 4, "nsr", 1.0), _match("rmat", 4, "rma", 2.0),
+             _match("rmat", 4, "ncl", 2.0)]
+    assert judge_models(dense)[1].startswith("inconclusive")
