@@ -142,6 +142,8 @@ void run_nbr_bench(const Comm& comm, const Invocation& inv, const NbrOptions& o)
   const double default_messages = mean_over_ranks(comm, f.default_messages);
   const double build = max_over_ranks(comm, f.build_seconds);
   const int steps = max_over_ranks(comm, f.steps);
+  const int rounds = max_over_ranks(comm, f.rounds);
+  const double matching_messages = mean_over_ranks(comm, f.matching_messages);
 
   nlohmann::json rows = nlohmann::json::array();
   const Table table({{"bytes", ">9"},
@@ -194,9 +196,9 @@ void run_nbr_bench(const Comm& comm, const Invocation& inv, const NbrOptions& o)
         o.theta > 0 ? std::to_string(o.theta) : "auto", o.mode,
         o.ranks_per_node > 0 ? fmt::format(" ({} ranks per node)", o.ranks_per_node) : "");
     out += fmt::format(
-        "plan: {:.1f} hyperedges/rank, {} groups, {} steps, {:.2f} messages/rank (default {:.2f}), "
-        "built in {:.4f} s\n",
-        hyperedges, groups, steps, messages, default_messages, build);
+        "plan: {:.1f} hyperedges/rank, {} groups, {} steps ({} matching rounds, {:.1f} "
+        "messages/rank), {:.2f} messages/rank (default {:.2f}), built in {:.4f} s\n",
+        hyperedges, groups, steps, rounds, matching_messages, messages, default_messages, build);
     if (const std::string note = neighborhood_collectives_note(); !note.empty())
       out += note + "; \"default\" is that schedule\n";
     if (!ours.library_in_order())
@@ -217,6 +219,8 @@ void run_nbr_bench(const Comm& comm, const Invocation& inv, const NbrOptions& o)
                             {"hyperedges_per_rank", hyperedges},
                             {"groups", groups},
                             {"steps", steps},
+                            {"matching_rounds", rounds},
+                            {"matching_messages_per_rank", matching_messages},
                             {"messages_per_rank", messages},
                             {"default_messages_per_rank", default_messages},
                             {"build_seconds", build}}},

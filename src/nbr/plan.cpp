@@ -17,7 +17,9 @@
 //    matched; a rank drops a hyperedge when a member is taken, has nothing
 //    left to request, or requests one that comes after it in the order (the
 //    member cannot have it any more). Each round the first request in the
-//    order either matches or is dropped, so the rounds end.
+//    order either matches or is dropped, so the rounds end. As in the
+//    paper's Algorithm 3, a rank's requests go to the members of its
+//    hyperedges only (and theirs to it), not to every candidate.
 //
 // A matched group splits its common neighbours evenly by rank order; every
 // rank tells each active outgoing neighbour whether (and through whom) its
@@ -42,7 +44,7 @@ namespace gc::nbr {
 
 namespace {
 
-constexpr int kTagLists = 1, kTagNotify = 2;
+constexpr int kTagLists = 1, kTagNotify = 2, kTagRequest = 3;
 constexpr size_t kMaxCandidates = 16;  // the best ones enumerate hyperedges
 constexpr int kMaxGroup = 4;
 constexpr int kMaxSteps = 8;  // collectives.cpp gives each step its tags
@@ -119,63 +121,87 @@ std::vector<int> node_of_every_rank(MPI_Comm comm, int ranks_per_node) {
   return node;
 }
 
-// One step's hypergraph matching over the candidate relation (symmetric).
-// Returns the matched hyperedge, or an empty one.
+// One step's hypergraph matching. Returns the matched hyperedge, or an empty
+// one. A rank's choices depend only on the records of the members of its own
+// hyperedges. So the first round goes to every candidate and says who is
+// such a member; later rounds go only between partners (a rank and the
+// members of its hyperedges, both ways). A rank that has sent its last
+// record (matched, or nothing left) leaves; its partners hear of it in that
+// round and stop exchanging with it. The groups are those of rounds over
+// every candidate until no rank chooses, without a global step per round.
 Hyperedge match_hyperedges(MPI_Comm comm, const std::vector<int>& candidates,
-                           std::vector<Hyperedge> edges) {
-  // A request: status, weight, then the members padded with -1.
+                           std::vector<Hyperedge> edges, PlanFigures& figures) {
+  // A record: status, whether the receiver is a member of the sender's
+  // hyperedges (first round), weight, then the members padded with -1.
   enum Status : int { kChoosing = 0, kMatched = 1, kNone = 2 };
-  constexpr int kRecord = 2 + kMaxGroup;
-  const Comm graph_owner = Comm::adopt(create_dist_graph_adjacent(comm, candidates, candidates));
-  const MPI_Comm graph = graph_owner.get();
+  constexpr int kRecord = 3 + kMaxGroup;
+  int me = 0;
+  MPI_Comm_rank(comm, &me);
+  std::vector<int> members;  // of my hyperedges, me excluded
+  for (const Hyperedge& h : edges)
+    for (int m : h.members)
+      if (m != me) members.push_back(m);
+  std::sort(members.begin(), members.end());
+  members.erase(std::unique(members.begin(), members.end()), members.end());
+  auto member = [&](int q) { return std::binary_search(members.begin(), members.end(), q); };
+
   std::sort(edges.begin(), edges.end(), before);
-  std::vector<int> gone;  // candidates matched elsewhere or with nothing to request
+  std::vector<int> gone;  // partners matched elsewhere or with nothing to request
   Hyperedge matched;
-  const size_t c = candidates.size();
-  // Never empty: MPICH refuses null buffers even for no neighbours.
-  std::vector<int> out(std::max<size_t>(c, 1) * kRecord), in(out.size());
-  while (true) {
+  std::vector<int> partners = candidates;  // sorted
+  for (bool first = true; !partners.empty(); first = false) {
     // Drop what includes a rank that is gone.
     std::erase_if(edges, [&](const Hyperedge& h) {
       return std::any_of(h.members.begin(), h.members.end(),
                          [&](int m) { return std::binary_search(gone.begin(), gone.end(), m); });
     });
-    int status = !matched.members.empty() ? kMatched : edges.empty() ? kNone : kChoosing;
-    int active = status == kChoosing, any_active = 0;
-    MPI_Allreduce(&active, &any_active, 1, MPI_INT, MPI_MAX, comm);
-    if (!any_active) break;
-    std::vector<int> record(kRecord, -1);
-    record[0] = status;
-    if (status == kChoosing) {
-      record[1] = static_cast<int>(edges.front().weight);
-      std::copy(edges.front().members.begin(), edges.front().members.end(), record.begin() + 2);
+    const int status = !matched.members.empty() ? kMatched : edges.empty() ? kNone : kChoosing;
+    const size_t c = partners.size();
+    std::vector<int> out(c * kRecord, -1), in(c * kRecord);
+    for (size_t q = 0; q < c; ++q) {
+      int* r = out.data() + q * kRecord;
+      r[0] = status;
+      r[1] = member(partners[q]);
+      if (status == kChoosing) {
+        r[2] = static_cast<int>(edges.front().weight);
+        std::copy(edges.front().members.begin(), edges.front().members.end(), r + 3);
+      }
     }
-    for (size_t q = 0; q < c; ++q)
-      std::copy(record.begin(), record.end(), out.begin() + q * kRecord);
-    neighbor_alltoall(out.data(), kRecord, MPI_INT, in.data(), kRecord, MPI_INT, graph);
-    std::map<int, Hyperedge> request;  // what each choosing candidate asks for
+    {
+      Requests requests(2 * c);
+      for (size_t q = 0; q < c; ++q)
+        MPI_Irecv(in.data() + q * kRecord, kRecord, MPI_INT, partners[q], kTagRequest, comm,
+                  requests.next());
+      for (size_t q = 0; q < c; ++q)
+        MPI_Isend(out.data() + q * kRecord, kRecord, MPI_INT, partners[q], kTagRequest, comm,
+                  requests.next());
+      requests.wait();
+    }
+    ++figures.rounds;
+    figures.matching_messages += c;
+    std::map<int, Hyperedge> request;  // what each choosing partner asks for
+    std::vector<int> staying;
     for (size_t q = 0; q < c; ++q) {
       const int* r = in.data() + q * kRecord;
       if (r[0] != kChoosing) {
-        gone.insert(std::upper_bound(gone.begin(), gone.end(), candidates[q]), candidates[q]);
+        gone.insert(std::upper_bound(gone.begin(), gone.end(), partners[q]), partners[q]);
         continue;
       }
+      if (!first || r[1] != 0 || member(partners[q])) staying.push_back(partners[q]);
       Hyperedge h;
-      h.weight = r[1];
-      for (int m = 0; m < kMaxGroup && r[2 + m] >= 0; ++m) h.members.push_back(r[2 + m]);
-      request[candidates[q]] = std::move(h);
+      h.weight = r[2];
+      for (int m = 0; m < kMaxGroup && r[3 + m] >= 0; ++m) h.members.push_back(r[3 + m]);
+      request[partners[q]] = std::move(h);
     }
-    gone.erase(std::unique(gone.begin(), gone.end()), gone.end());
-    if (status != kChoosing) continue;
+    partners = std::move(staying);
+    if (status != kChoosing) break;  // my partners now know: I leave
     const Hyperedge& mine = edges.front();
     bool mutual = true, dead = false;
-    int me = 0;
-    MPI_Comm_rank(comm, &me);
     for (int m : mine.members) {
       if (m == me) continue;
       auto it = request.find(m);
       if (it == request.end()) {
-        dead = true;  // gone (or not a candidate: cannot happen, friendship is symmetric)
+        dead = true;  // gone
         break;
       }
       if (it->second.members != mine.members) {
@@ -295,7 +321,7 @@ Plan build_plan(MPI_Comm user_comm, const PlanOptions& options) {
     for (const Hyperedge& h : edges) considered.push_back(h.members);
 
     // 3. Matching.
-    const Hyperedge group = match_hyperedges(comm, candidates, std::move(edges));
+    const Hyperedge group = match_hyperedges(comm, candidates, std::move(edges), plan.figures);
     int formed = !group.members.empty(), any_formed = 0;
     MPI_Allreduce(&formed, &any_formed, 1, MPI_INT, MPI_MAX, comm);
     if (any_formed) plan.combines_anywhere = true;

@@ -61,11 +61,13 @@ struct CombinedIncoming {
 
 // What the plan reports (this rank's figures; Figures::summed for all).
 struct PlanFigures {
-  std::uint64_t hyperedges = 0;        // friend groups this rank considered
-  std::uint64_t groups = 0;            // groups this rank joined
-  int steps = 0;                       // matching steps taken (same on every rank)
-  std::uint64_t messages = 0;          // sent per collective call with the plan
-  std::uint64_t default_messages = 0;  // sent by the plain schedule (outdegree)
+  std::uint64_t hyperedges = 0;         // friend groups this rank considered
+  std::uint64_t groups = 0;             // groups this rank joined
+  int steps = 0;                        // matching steps taken (same on every rank)
+  int rounds = 0;                       // matching rounds this rank took, all steps
+  std::uint64_t matching_messages = 0;  // this rank sent in the matchings
+  std::uint64_t messages = 0;           // sent per collective call with the plan
+  std::uint64_t default_messages = 0;   // sent by the plain schedule (outdegree)
   double build_seconds = 0;
 };
 
