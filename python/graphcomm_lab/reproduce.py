@@ -228,24 +228,27 @@ def judge_combining_at_scale(runs):
         mode = r["options"].get("mode", "agnostic")
         groups = r["result"]["plan"]["groups"]
         for size in r["result"]["sizes"]:
-            rows.setdefault((r["input"], mode), {})[size["bytes"]] = (size["speedup"], groups)
+            rows.setdefault((r["ranks"], r["input"], mode), {})[size["bytes"]] = (size["speedup"],
+                                                                                 groups)
     if not rows:
         return _no_data("nbr runs")
     measured, failures, dense_seen = [], [], False
-    for (inp, mode), by_size in sorted(rows.items()):
+    several = len({p for p, _, _ in rows}) > 1
+    for (p, inp, mode), by_size in sorted(rows.items()):
         groups = next(iter(by_size.values()))[1]
-        measured.append(f"{inp} {mode} ({groups} groups): " + ", ".join(
+        name = f"{inp} @{p}" if several else inp  # the rank count, where there are several
+        measured.append(f"{name} {mode} ({groups} groups): " + ", ".join(
             f"{b} B {v[0]:.2f}" for b, v in sorted(by_size.items())))
         n = _moore_neighbours(inp)
         if n is not None and n >= DENSE_MOORE and 4 in by_size:
             dense_seen = True
             if by_size[4][0] < 2:
-                failures.append(f"{inp} {mode} at 4 B is {by_size[4][0]:.2f}x, not 2x")
+                failures.append(f"{name} {mode} at 4 B is {by_size[4][0]:.2f}x, not 2x")
         for b, (v, _) in by_size.items():
             if groups == 0 and v < 0.95:
-                failures.append(f"{inp} {mode} forms no group and is {v:.2f}x at {b} B")
+                failures.append(f"{name} {mode} forms no group and is {v:.2f}x at {b} B")
             if b > 1024 and not 0.9 <= v <= 1.1:
-                failures.append(f"{inp} {mode} at {b} B is {v:.2f}x, not about 1x")
+                failures.append(f"{name} {mode} at {b} B is {v:.2f}x, not about 1x")
     if not dense_seen:
         return "; ".join(measured), "inconclusive (no dense Moore neighbourhood at 4 B)"
     if failures:

@@ -93,6 +93,16 @@ def test_combining_at_scale_verdicts():
     assert judge([])[1].startswith("inconclusive")
 
 
+def test_combining_is_judged_at_each_rank_count():
+    from graphcomm_lab.reproduce import judge_combining_at_scale as judge
+    at_256 = _nbr("moore:2:4", {4: 3.1, 4096: 1.0}, groups=512)
+    at_4096 = _nbr("moore:2:4", {4: 1.5, 4096: 1.0}, groups=8192) | {"ranks": 4096}
+    measured, verdict = judge([at_256, at_4096])
+    assert "moore:2:4 @4 agnostic" in measured and "moore:2:4 @4096 agnostic" in measured
+    assert verdict.startswith("does not hold (moore:2:4 @4096 agnostic at 4 B is 1.50x")
+    assert judge([at_256])[1] == "holds"
+
+
 def test_simulated_suites_are_apart_and_named_by_platform():
     from graphcomm_lab.reproduce import suite_of, verdict_line
     combining = CLAIMS["combining"]
