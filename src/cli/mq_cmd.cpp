@@ -40,9 +40,10 @@ void serially(const Comm& comm, Body&& body) {
 
 struct ReplayOptions {
   std::vector<std::string> traces;
-  std::string engine = "all", metric = "average", profile, matches, json;
+  std::string engine = "all", metric = "average", memory = "default", profile, matches, json;
   int t = mq::EngineOptions{}.threshold;
   double c = mq::EngineOptions{}.cap_factor;
+  double alpha = mq::EngineOptions{}.alpha;
   int passes = 0;  // 0: by the trace's length
 };
 
@@ -52,6 +53,10 @@ void run_replay(const Comm& comm, const Invocation& inv, const ReplayOptions& o)
   settings.base.metric = o.metric;
   settings.base.threshold = o.t;
   settings.base.cap_factor = o.c;
+  settings.base.alpha = o.alpha;
+  settings.base.memory = o.memory == "bounded"     ? mq::EngineOptions::Memory::bounded
+                         : o.memory == "unbounded" ? mq::EngineOptions::Memory::unbounded
+                                                   : mq::EngineOptions::Memory::engine_default;
   settings.profile = o.profile;
   settings.passes = o.passes;
   mq::ReplayRun run;
@@ -107,6 +112,8 @@ struct SynthOptions {
   mq::ManyToOneOptions many;
   mq::DepthOptions depth;
   mq::WildcardOptions wildcard;
+  mq::FdsOptions fds;
+  bool no_gatherv = false;
 };
 
 void run_synth(const SynthOptions& o, const std::string& workload) {
@@ -115,6 +122,8 @@ void run_synth(const SynthOptions& o, const std::string& workload) {
     t = mq::synth_many_to_one(o.many, o.seed);
   else if (workload == "depth")
     t = mq::synth_depth(o.depth, o.seed);
+  else if (workload == "fds")
+    t = mq::synth_fds(o.fds, o.seed);
   else
     t = mq::synth_wildcard(o.wildcard, o.seed);
   mq::write_synthetic_trace(t, o.output);
@@ -204,11 +213,26 @@ void add_mq_command(CLI::App& app, Runner& run) {
                    "partner-dynamic: the non-partner queue length that extracts")
       ->check(CLI::Range(0, 1 << 30))
       ->capture_default_str();
-  replay->add_option("--c", ro.c, "partner-dynamic: at most c * sqrt(N) partner queues")
+  replay
+      ->add_option("--c", ro.c,
+                   "Partner engines with bounded memory: at most c * sqrt(N) partners per "
+                   "communicator and queue")
       ->check(CLI::Range(1e-6, 1e6))
+      ->capture_default_str();
+  replay
+      ->add_option("--memory", ro.memory,
+                   "Partner engines' memory: bounded (at most c * sqrt(N) partners, the "
+                   "fullest), unbounded (every partner the metric finds), or default "
+                   "(partner-dynamic bounded, partner-static and partner-vectors unbounded)")
+      ->check(CLI::IsMember({"default", "bounded", "unbounded"}))
       ->capture_default_str();
   replay->add_option("--metric", ro.metric, "Partner engines' edge point: average, median or fence")
       ->check(CLI::IsMember({"average", "median", "fence"}))
+      ->capture_default_str();
+  replay
+      ->add_option("--alpha", ro.alpha,
+                   "The fence metric's Q3 + alpha (Q3 - Q1) (the study's outliers: alpha 0)")
+      ->check(CLI::Range(0.0, 1e6))
       ->capture_default_str();
   replay->add_option("--profile", ro.profile,
                      "partner-static, partner-vectors: profile from `mq profile` ({rank} in the "
@@ -268,10 +292,25 @@ void add_mq_command(CLI::App& app, Runner& run) {
       ->capture_default_str();
   wildcard->add_option("--probes", so.wildcard.probes, "Probability of a probe before a receive")
       ->capture_default_str();
-  for (CLI::App* kind : {many, depth, wildcard}) {
+  CLI::App* fds = synth->add_subcommand(
+      "fds",
+      "FDS-like: every rank sends per mesh to rank 0, received mesh by mesh, plus a linear "
+      "gatherv (bench/workloads/fds_like.c)");
+  add_synth_common(*fds, so);
+  fds->add_option("--ranks", so.fds.ranks, "Simulated ranks")->capture_default_str();
+  fds->add_option("--steps", so.fds.steps, "Time steps")->capture_default_str();
+  fds->add_option("--meshes-min", so.fds.meshes_min, "Fewest meshes a rank holds")
+      ->capture_default_str();
+  fds->add_option("--meshes-max", so.fds.meshes_max, "Most meshes a rank holds")
+      ->capture_default_str();
+  fds->add_option("--messages", so.fds.messages, "Messages to rank 0 per mesh and step")
+      ->capture_default_str();
+  fds->add_flag("--no-gatherv", so.no_gatherv, "Leave out the gatherv");
+  for (CLI::App* kind : {many, depth, wildcard, fds}) {
     const std::string name = kind->get_name();
     kind->callback([&run, name] {
       run = [name](const Comm& comm, const Invocation&) {
+        so.fds.gatherv = !so.no_gatherv;
         serially(comm, [&] { run_synth(so, name); });
       };
     });

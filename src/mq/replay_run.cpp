@@ -303,6 +303,22 @@ void run_replay(const Comm& comm, const std::vector<std::string>& paths,
   }
 }
 
+namespace {
+
+// The partner memory regime as --memory names it.
+const char* memory_name(EngineOptions::Memory memory) {
+  switch (memory) {
+    case EngineOptions::Memory::bounded:
+      return "bounded";
+    case EngineOptions::Memory::unbounded:
+      return "unbounded";
+    default:
+      return "default";
+  }
+}
+
+}  // namespace
+
 std::string replay_text(const ReplayRun& run, const ReplaySettings& settings) {
   const TraceFigures& figures = run.figures;
   const std::uint64_t events = figures.posts + figures.arrivals + figures.probes;
@@ -314,10 +330,12 @@ std::string replay_text(const ReplayRun& run, const ReplaySettings& settings) {
       figures.posts, figures.arrivals, figures.probes, figures.arrivals_moved,
       figures.arrivals_dropped, figures.receives_voided, figures.probes_unexplained);
   out += fmt::format(
-      "engines: metric {}, t {}, c {}; partner-static profile: {}; time: median of {} pass{}, "
-      "fresh engine each\n\n",
-      settings.base.metric, settings.base.threshold, settings.base.cap_factor, run.profile_source,
-      run.passes, run.passes == 1 ? "" : "es");
+      "engines: metric {}{}, t {}, c {}, memory {}; partner-static profile: {}; time: median of "
+      "{} pass{}, fresh engine each\n\n",
+      settings.base.metric,
+      settings.base.metric == "fence" ? fmt::format(" (alpha {})", settings.base.alpha) : "",
+      settings.base.threshold, settings.base.cap_factor, memory_name(settings.base.memory),
+      run.profile_source, run.passes, run.passes == 1 ? "" : "es");
   out += engine_table(run.engines);
   out +=
       "(mean: elements traversed / searches, all ranks; max: over ranks; ns/op: engine time of\n"
@@ -348,6 +366,7 @@ nlohmann::json replay_json(const ReplayRun& run, const ReplaySettings& settings)
                           {"metric", base.metric},
                           {"t", base.threshold},
                           {"c", base.cap_factor},
+                          {"memory", memory_name(base.memory)},
                           {"alpha", base.alpha},
                           {"bins", base.bins},
                           {"vector_width", base.vector_width},

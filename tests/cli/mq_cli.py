@@ -16,6 +16,9 @@ only what graphcomm prints and writes as text and JSON):
     distribution equal the closed forms (mean (D+1)/4, max D, ...);
   - many-to-one: linked-list's mean UMQ search is long (a tenth of the ranks
     or more) and every partner engine's at least FACTOR times shorter;
+  - fds (`mq synth fds`): with `--memory bounded` every partner engine keeps
+    at most 2 sqrt(N) partner queues (c = 1), with `--memory unbounded`
+    more, and searches shorter; rank 0's UMQ holds a whole step's messages;
   - `mq profile` writes, per source, as many queue elements as the source
     sent messages (every many-to-one message is unexpected), and replaying
     with `--profile` that file gives partner-static and partner-vectors
@@ -31,6 +34,7 @@ only what graphcomm prints and writes as text and JSON):
 import collections
 import glob
 import json
+import math
 import os
 import re
 import shutil
@@ -172,6 +176,42 @@ def test_many_to_one(run, tmp, factor):
     return trace, profile
 
 
+def test_fds_regimes(run, tmp):
+    """synth fds and the partner engines' two memory regimes: bounded keeps at
+    most c * sqrt(N) partners per side, unbounded every one the metric finds,
+    and both match as linked-list does."""
+    ranks, steps = 256, 2
+    trace = synth(run, tmp, "fds", ["fds", "--ranks", str(ranks), "--steps", str(steps),
+                                    "--seed", "3"])
+    cap = int(math.sqrt(ranks))
+    docs = {}
+    for memory in ("bounded", "unbounded"):
+        doc, engines, rows, stdout = replay(run, trace, tmp, f"fds-{memory}",
+                                            ["--memory", memory, "--passes", "1"])
+        assert f"memory {memory}" in stdout, f"fds: the regime is not said:\n{stdout}"
+        check_in_order(rows, f"fds {memory}")
+        # Every message of a step waits before rank 0's first receive.
+        q = doc["queue_lengths"]["all"]["umq"]
+        assert q["max"] == doc["trace"]["arrivals"] // steps, f"fds: longest UMQ {q['max']}"
+        docs[memory] = engines
+    for e in ("partner-static", "partner-vectors"):
+        bounded, unbounded = docs["bounded"][e], docs["unbounded"][e]
+        assert 0 < bounded["partners"] <= 2 * cap, f"fds: {e} bounded has {bounded['partners']} queues"
+        assert unbounded["partners"] > 2 * cap, f"fds: {e} unbounded has {unbounded['partners']} queues"
+        assert unbounded["umq"]["mean"] < bounded["umq"]["mean"], f"fds: {e} unbounded searches longer"
+    dyn_b, dyn_u = docs["bounded"]["partner-dynamic"], docs["unbounded"]["partner-dynamic"]
+    assert 0 < dyn_b["partners"] <= 2 * cap < dyn_u["partners"], \
+        f"fds: partner-dynamic partner queues {dyn_b['partners']} bounded, {dyn_u['partners']} unbounded"
+    stdout = run.ok(["mq", "replay", "-q", trace, "--engine", "partner-dynamic", "--metric", "fence",
+                     "--alpha", "0", "--passes", "1"])
+    assert "metric fence (alpha 0)" in stdout, f"fds: alpha not said:\n{stdout}"
+    print(f"ok   fds {ranks} ranks: partner queues bounded {docs['bounded']['partner-static']['partners']}"
+          f" / unbounded {docs['unbounded']['partner-static']['partners']} (static), "
+          f"{dyn_b['partners']} / {dyn_u['partners']} (dynamic); mean UMQ search linked-list "
+          f"{docs['bounded']['linked-list']['umq']['mean']:.1f}, static unbounded "
+          f"{docs['unbounded']['partner-static']['umq']['mean']:.1f}")
+
+
 def test_depth(run, tmp):
     depth, ranks = 200, 5
     senders = ranks - 1
@@ -247,6 +287,8 @@ def test_bad_input(run, tmp, trace, profile):
     run.bad(replay(trace, "--t", "-1"), r"--t", outs)
     run.bad(replay(trace, "--c", "-1"), r"--c", outs)
     run.bad(replay(trace, "--metric", "mode"), r"--metric", outs)
+    run.bad(replay(trace, "--memory", "some"), r"--memory", outs)
+    run.bad(replay(trace, "--alpha", "-1"), r"--alpha", outs)
     run.bad(replay(trace, "--profile", os.path.join(tmp, "nothing.profile")), "nothing.profile",
             outs)
     bad_profile = os.path.join(tmp, "bad.profile")
@@ -283,6 +325,9 @@ def test_bad_input(run, tmp, trace, profile):
     run.bad(["mq", "synth", "many-to-one", "--ranks", "1", "--output", out], "--ranks", [out])
     run.bad(["mq", "synth", "many-to-one", "--heavy", "2", "--output", out], "--heavy", [out])
     run.bad(["mq", "synth", "depth", "--depth", "0", "--output", out], "--depth", [out])
+    run.bad(["mq", "synth", "fds", "--meshes-min", "3", "--meshes-max", "2", "--output", out],
+            "--meshes-min", [out])
+    run.bad(["mq", "synth", "fds", "--messages", "0", "--output", out], "--messages", [out])
     run.bad(["mq", "synth", "wildcard", "--fraction", "x", "--output", out], "--fraction", [out])
     run.bad(["mq", "synth", "depth", "--output", os.path.join(tmp, "no", "such", "dir")],
             "no/such")
@@ -304,6 +349,7 @@ def main():
     with runner.workdir("mq-cli") as tmp:
         trace, profile = test_many_to_one(run, tmp, args.factor)
         test_depth(run, tmp)
+        test_fds_regimes(run, tmp)
         wild = test_wildcard(run, tmp)
         test_dump_and_ranks(run, tmp, wild)
         test_bad_input(run, tmp, trace, profile)

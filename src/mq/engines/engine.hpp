@@ -56,7 +56,13 @@ struct EngineOptions {
   std::string metric = "average";
   double alpha = 1.5;
   int threshold = 64;       // partner-dynamic: t, non-partner queue length that triggers extraction
-  double cap_factor = 1.0;  // partner-dynamic: at most cap_factor * sqrt(N) partner queues
+  double cap_factor = 1.0;  // bounded memory: at most cap_factor * sqrt(N) partner queues
+  // The paper's two memory regimes: bounded (at most cap_factor * sqrt(N)
+  // partners per communicator and side, the fullest sources first) or
+  // unbounded (every partner the metric finds). By default partner-dynamic
+  // is bounded, partner-static and partner-vectors unbounded.
+  enum class Memory : std::uint8_t { engine_default, bounded, unbounded };
+  Memory memory = Memory::engine_default;
   // partner-static, partner-vectors: queue elements per (communicator,
   // source) from a previous run (see profile.hpp); empty: no partners.
   std::vector<std::vector<std::uint64_t>> profile;

@@ -74,6 +74,7 @@ class PartnerDynamic final : public Engine {
       : metric_(options.metric),
         alpha_(options.alpha),
         cap_factor_(options.cap_factor),
+        memory_(options.memory),
         start_(static_cast<std::uint64_t>(std::max(options.threshold, 0))) {
     check_metric(metric_);
     if (options.threshold < 0)
@@ -91,7 +92,7 @@ class PartnerDynamic final : public Engine {
     if (c.added) return;
     c.added = true;
     c.size = static_cast<std::uint32_t>(std::max(size, 0));
-    c.cap = partner_cap(cap_factor_, size);
+    c.cap = partner_cap(memory_, cap_factor_, true, size);
     for (Side* side : {&c.prq, &c.umq}) {
       side->levels.assign(1, Level{});
       side->levels_created = 1;
@@ -439,6 +440,7 @@ class PartnerDynamic final : public Engine {
   std::string metric_;
   double alpha_;
   double cap_factor_;
+  EngineOptions::Memory memory_;
   std::uint64_t threshold_ = 0;
   std::uint64_t trigger_reset_ = 1;  // the trigger returns to t at this length or below
   ElementPool pool_;

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "mq/engines/engine.hpp"
 #include "mq/engines/queue.hpp"
 #include "mq/engines/vector_queue.hpp"
 
@@ -159,6 +160,15 @@ void take_if_earlier(const ElementPool& pool, Queue& queue, const Accept& accept
 inline std::uint32_t partner_cap(double cap_factor, int size) {
   const double cap = std::floor(cap_factor * std::sqrt(static_cast<double>(size)) + 1e-9);
   return cap <= 0 ? 0 : static_cast<std::uint32_t>(std::min(cap, 4294967295.0));
+}
+
+// The partner cap of an engine bounded or not by default, under the regime
+// `memory` asks for: no cap when unbounded.
+inline std::uint32_t partner_cap(EngineOptions::Memory memory, double cap_factor,
+                                 bool bounded_by_default, int size) {
+  const bool bounded = memory == EngineOptions::Memory::bounded ||
+                       (memory == EngineOptions::Memory::engine_default && bounded_by_default);
+  return bounded ? partner_cap(cap_factor, size) : ~std::uint32_t{0};
 }
 
 }  // namespace gc::mq

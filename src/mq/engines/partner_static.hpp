@@ -104,8 +104,11 @@ class PartnerStaticEngine final : public Engine {
     if (c.added) return;
     c.added = true;
     std::vector<std::uint32_t> partners;
-    if (id < options_.profile.size())
+    if (id < options_.profile.size()) {
       partners = choose_partners(options_.profile[id], options_.metric, options_.alpha);
+      keep_fullest(partners, options_.profile[id],
+                   partner_cap(options_.memory, options_.cap_factor, false, size));
+    }
     c.partners = PerfectHash(partners, static_cast<std::uint32_t>(std::max(size, 0)));
     c.single = partners.empty();
     c.prq.partner.assign(partners.size(), Queue{});

@@ -67,6 +67,16 @@ std::vector<std::uint32_t> choose_partners(const std::vector<std::uint64_t>& cou
   return partners;
 }
 
+void keep_fullest(std::vector<std::uint32_t>& partners,
+                  const std::vector<std::uint64_t>& counts_per_source, std::uint32_t cap) {
+  if (partners.size() <= cap) return;
+  std::stable_sort(partners.begin(), partners.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return counts_per_source[a] > counts_per_source[b];
+  });
+  partners.resize(cap);
+  std::sort(partners.begin(), partners.end());
+}
+
 void write_profile(const std::string& path, const Profile& profile) {
   write_file_atomically(path, [&](std::ostream& out) {
     out << kHeader << ' ' << kProfileVersion << "\n# comm source count\n";

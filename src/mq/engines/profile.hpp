@@ -62,6 +62,11 @@ void check_metric(std::string_view metric);
 std::vector<std::uint32_t> choose_partners(const std::vector<std::uint64_t>& counts_per_source,
                                            const std::string& metric, double alpha);
 
+// Keeps at most `cap` of `partners` (increasing sources): the fullest by
+// counts_per_source, the lower source on ties; still in increasing order.
+void keep_fullest(std::vector<std::uint32_t>& partners,
+                  const std::vector<std::uint64_t>& counts_per_source, std::uint32_t cap);
+
 constexpr std::uint32_t kProfileVersion = 1;
 // Bounds on what a profile file may name (the profile is dense per source).
 constexpr std::uint32_t kProfileMaxComm = 1u << 16;

@@ -25,13 +25,14 @@ struct Action {
   int rank = 0;  // the sender (send) or the receiver (post, probe)
   int peer = 0;  // the destination (send) or the source asked for (post, probe)
   std::int32_t tag = 0;
+  std::uint32_t comm = 0;
 };
 
-Action send(int from, int to, std::int32_t tag) {
-  return {Action::Kind::send, from, to, tag};
+Action send(int from, int to, std::int32_t tag, std::uint32_t comm = 0) {
+  return {Action::Kind::send, from, to, tag, comm};
 }
-Action post(int rank, std::int32_t source, std::int32_t tag) {
-  return {Action::Kind::post, rank, source, tag};
+Action post(int rank, std::int32_t source, std::int32_t tag, std::uint32_t comm = 0) {
+  return {Action::Kind::post, rank, source, tag, comm};
 }
 Action probe(int rank, std::int32_t source, std::int32_t tag) {
   return {Action::Kind::probe, rank, source, tag};
@@ -73,9 +74,22 @@ class Script {
     }
   }
 
+  // A communicator of every rank (a duplicate of the world), id `comm`.
+  void add_world_duplicate(std::uint32_t comm) {
+    Record dup;
+    dup.kind = Record::Kind::comm;
+    dup.comm = comm;
+    dup.peer = static_cast<std::int32_t>(records_.size());
+    for (int r = 0; r < dup.peer; ++r) dup.world_ranks.push_back(r);
+    for (auto& rank : records_) {
+      dup.time = tick();
+      rank.push_back(dup);
+    }
+  }
+
   void run(const Action& a) {
     Record r;
-    r.comm = 0;
+    r.comm = a.comm;
     r.peer = a.peer;
     r.tag = a.tag;
     r.time = tick();
@@ -85,7 +99,7 @@ class Script {
         records_.at(static_cast<size_t>(a.rank)).push_back(r);
         ++sends_;
         Receiver& to = receiver(a.peer);
-        const Envelope message{0, a.rank, a.tag};
+        const Envelope message{a.comm, a.rank, a.tag};
         const Id id = to.messages.size();
         to.messages.push_back(message);
         const Id matched = to.engine->arrive(message, id);
@@ -98,14 +112,14 @@ class Script {
         ++receives_;
         Receiver& me = receiver(a.rank);
         const Id id = me.receives++;
-        const Id matched = me.engine->post({0, a.peer, a.tag}, id);
+        const Id matched = me.engine->post({a.comm, a.peer, a.tag}, id);
         if (matched != kNoMatch) complete(a.rank, id, me.messages[matched]);
         break;
       }
       case Action::Kind::probe: {
         r.kind = Record::Kind::probe;
         Receiver& me = receiver(a.rank);
-        const Id found = me.engine->probe({0, a.peer, a.tag});
+        const Id found = me.engine->probe({a.comm, a.peer, a.tag});
         r.found_peer = found == kNoMatch ? kNotFound : me.messages[found].source;
         r.found_tag = found == kNoMatch ? kNotFound : me.messages[found].tag;
         records_.at(static_cast<size_t>(a.rank)).push_back(r);
@@ -192,10 +206,10 @@ std::vector<size_t> unmatched_posts(const std::vector<Action>& step) {
   for (size_t i = 0; i < step.size(); ++i) {
     const Action& a = step[i];
     if (a.kind == Action::Kind::send) {
-      const Id r = engine->arrive({0, a.rank, a.tag}, messages++);
+      const Id r = engine->arrive({a.comm, a.rank, a.tag}, messages++);
       if (r != kNoMatch) matched[r] = true;
     } else if (a.kind == Action::Kind::post) {
-      const Id m = engine->post({0, a.peer, a.tag}, post_action.size());
+      const Id m = engine->post({a.comm, a.peer, a.tag}, post_action.size());
       post_action.push_back(i);
       matched.push_back(m != kNoMatch);
     }
@@ -244,6 +258,72 @@ SyntheticTrace synth_many_to_one(const ManyToOneOptions& o, std::uint64_t seed) 
           o.ranks - 1, heavy_senders, o.heavy_factor, o.messages),
       run_id_of(32, seed, static_cast<std::uint64_t>(o.ranks) << 32 ^ o.messages,
                 o.heavy_factor ^ std::bit_cast<std::uint64_t>(o.heavy)));
+}
+
+std::vector<std::int64_t> fds_first_mesh(const FdsOptions& o, std::uint64_t seed) {
+  // splitmix64, as bench/workloads/fds_like.c draws a rank's meshes.
+  const auto splitmix = [](std::uint64_t x) {
+    x += 0x9E3779B97F4A7C15ULL;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+  };
+  std::vector<std::int64_t> first(static_cast<size_t>(o.ranks) + 1, 0);
+  const auto spread = static_cast<std::uint64_t>(o.meshes_max - o.meshes_min + 1);
+  for (int r = 0; r < o.ranks; ++r)
+    first[static_cast<size_t>(r) + 1] =
+        first[static_cast<size_t>(r)] + o.meshes_min +
+        static_cast<std::int64_t>(splitmix(seed * 0x100000001ULL + static_cast<std::uint64_t>(r)) %
+                                  spread);
+  return first;
+}
+
+SyntheticTrace synth_fds(const FdsOptions& o, std::uint64_t seed) {
+  check_ranks(o.ranks, "fds");
+  if (o.steps < 1 || o.steps > 100000)
+    fail(fmt::format("mq synth fds: --steps must be 1 to 100000, not {}", o.steps));
+  if (o.meshes_min < 1 || o.meshes_max > 1000 || o.meshes_min > o.meshes_max)
+    fail(fmt::format("mq synth fds: need 1 <= --meshes-min <= --meshes-max <= 1000, not {} and {}",
+                     o.meshes_min, o.meshes_max));
+  if (o.messages < 1 || o.messages > 1000)
+    fail(fmt::format("mq synth fds: --messages must be 1 to 1000, not {}", o.messages));
+  const std::vector<std::int64_t> first = fds_first_mesh(o, seed);
+  const auto meshes_of = [&](int r) {
+    return first[static_cast<size_t>(r) + 1] - first[static_cast<size_t>(r)];
+  };
+  Draws order(seed, Draws::order);
+  Script script(o.ranks);
+  script.add_world_duplicate(kFdsCollectiveComm);
+  std::vector<int> senders;
+  for (int s = 1; s < o.ranks; ++s) senders.push_back(s);
+  const auto quantities = static_cast<std::int32_t>(o.messages);
+  for (std::uint64_t step = 0; step < o.steps; ++step) {
+    // Rank 0 is the last to start receiving: each sender's burst (its
+    // meshes' messages, then its gatherv contribution) is in its queues by
+    // then, the bursts in random order.
+    order.shuffle(senders);
+    for (int s : senders) {
+      for (std::int64_t m = 0; m < meshes_of(s); ++m)
+        for (std::int32_t q = 0; q < quantities; ++q) script.run(send(s, 0, q));
+      if (o.gatherv) script.run(send(s, 0, 0, kFdsCollectiveComm));
+    }
+    // Blocking receives mesh by mesh (so source by source), quantity by
+    // quantity; then the linear gatherv's receives in rank order.
+    for (int s = 1; s < o.ranks; ++s)
+      for (std::int64_t m = 0; m < meshes_of(s); ++m)
+        for (std::int32_t q = 0; q < quantities; ++q) script.run(post(0, s, q));
+    if (o.gatherv)
+      for (int s = 1; s < o.ranks; ++s) script.run(post(0, s, 0, kFdsCollectiveComm));
+  }
+  return script.finish(
+      fmt::format("fds: {} ranks, {} meshes ({} to {} a rank), {} messages a mesh to rank 0 for "
+                  "{} steps{}",
+                  o.ranks, first.back(), o.meshes_min, o.meshes_max, o.messages, o.steps,
+                  o.gatherv ? ", and a linear gatherv" : ""),
+      run_id_of(35, seed, static_cast<std::uint64_t>(o.ranks) << 32 ^ o.steps,
+                static_cast<std::uint64_t>(o.meshes_min) << 40 ^
+                    static_cast<std::uint64_t>(o.meshes_max) << 20 ^ o.messages ^
+                    (o.gatherv ? 1ULL << 63 : 0)));
 }
 
 SyntheticTrace synth_depth(const DepthOptions& o, std::uint64_t seed) {

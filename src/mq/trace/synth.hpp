@@ -11,6 +11,14 @@
 //    the messages come (PRQ depth D), then takes D messages that came
 //    before their receives (UMQ depth D), each time in the reverse order,
 //    so that every search walks the whole queue in a linked list.
+//  - fds: the FDS-like workload of bench/workloads/fds_like.c, as its
+//    trace shows it when rank 0 is the last to start receiving (the study:
+//    FDS's process 0 is the only one with long queues): every other rank
+//    sends, per mesh it holds, several messages to rank 0 and one gatherv
+//    contribution (MPICH's linear gatherv, on a duplicate of the world);
+//    the ranks' bursts arrive in random order; rank 0 takes them with
+//    blocking receives mesh by mesh, then posts the gatherv's receives in
+//    rank order. The same seed draws the same meshes as fds_like.c.
 //  - wildcard: receives with MPI_ANY_SOURCE and/or MPI_ANY_TAG mixed with
 //    specific ones, posted before and after their messages, with probes.
 //
@@ -40,6 +48,17 @@ struct DepthOptions {
   std::uint64_t depth = 1024;
 };
 
+struct FdsOptions {
+  int ranks = 1024;
+  std::uint64_t steps = 4;
+  std::int64_t meshes_min = 1, meshes_max = 4;  // meshes a rank holds
+  std::uint64_t messages = 4;                   // messages to rank 0 per mesh and step
+  bool gatherv = true;                          // and a linear gatherv per step
+};
+// The collective context of fds's gatherv: the id the tracer gives the
+// program's first MPI_Comm_dup (0 is the world, 1 MPI_COMM_SELF).
+constexpr std::uint32_t kFdsCollectiveComm = 2;
+
 struct WildcardOptions {
   int ranks = 64;
   std::uint64_t messages = 8;  // steps; each sender sends one message per step
@@ -60,6 +79,9 @@ struct SyntheticTrace {
 SyntheticTrace synth_many_to_one(const ManyToOneOptions& options, std::uint64_t seed);
 SyntheticTrace synth_depth(const DepthOptions& options, std::uint64_t seed);
 SyntheticTrace synth_wildcard(const WildcardOptions& options, std::uint64_t seed);
+SyntheticTrace synth_fds(const FdsOptions& options, std::uint64_t seed);
+// fds's meshes: first[r] is rank r's first mesh, first[ranks] the count.
+std::vector<std::int64_t> fds_first_mesh(const FdsOptions& options, std::uint64_t seed);
 
 // Writes DIR/rank-R.mqt for every rank with TraceWriter: into a temporary
 // sibling directory first, renamed into place, so a failure leaves nothing.
