@@ -37,6 +37,7 @@ import tempfile
 
 import lab
 from lab import GCRUN, ROOT, config, median, spread
+from graphcomm_lab.runner import build_workload
 
 
 def graphcomm(binary, args):
@@ -98,15 +99,11 @@ def record(args, tmp):
     else:
         print("bench: no lmp or LAMMPS examples (apt-get install lammps lammps-examples): "
               "LAMMPS not traced", file=sys.stderr)
-    amg = os.path.join(tmp, "amg_laplacian")
-    src = os.path.join(ROOT, "bench", "workloads", "amg_laplacian.c")
-    proc = subprocess.run(["mpicc.openmpi", "-O2", "-I/usr/include/hypre", src, "-lHYPRE", "-lm",
-                           "-o", amg], capture_output=True, text=True)
-    if proc.returncode == 0:
-        programs.append(("amg", tmp, [amg, "16"]))
-    else:
-        print(f"bench: AMG driver not built (apt-get install libhypre-dev): {proc.stderr[-300:]}",
-              file=sys.stderr)
+    try:
+        amg, amg_args = build_workload("amg", tmp)
+        programs.append(("amg", tmp, [str(amg)] + amg_args))
+    except RuntimeError as e:
+        print(f"bench: AMG driver not built (apt-get install libhypre-dev): {e}", file=sys.stderr)
     programs.append(("graphcomm:match-nsr", tmp, [args.graphcomm, "match", "-q", "--graph",
                                                    "rmat:14", "--model", "nsr"]))
     programs.append(("graphcomm:bfs-nsr", tmp, [args.graphcomm, "bfs", "-q", "--graph",

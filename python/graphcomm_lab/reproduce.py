@@ -256,22 +256,38 @@ def judge_combining_at_scale(runs):
     return "; ".join(measured), "holds"
 
 
+PARTNER_ENGINES = ["partner-static", "partner-dynamic", "partner-vectors"]
+
+
 def judge_partner(runs):
-    measured, verdicts = [], {}
-    for inp in _inputs(runs, "mq"):
-        ll = _values(runs, "mq", "ns_per_operation", part="linked-list", input=inp)
-        pd = _values(runs, "mq", "ns_per_operation", part="partner-dynamic", input=inp)
-        r, straddles = _ratio(ll, pd)
-        if r is None:
-            return _no_data(f"mq runs of {inp}")
-        measured.append(f"{inp}: linked-list/partner-dynamic time {r:.2f}")
-        verdicts[inp] = r
-    long_q = [r for i, r in verdicts.items() if "many-to-one" in i]
-    short_q = [r for i, r in verdicts.items() if "depth" in i]
+    """The message-matching study (004, Figs. 5-6): partner queues gain much
+    on FDS's many-to-one queues at process 0 (up to 28x) and cost nothing on
+    short queues. Holds when one partner engine is at least 2x faster than
+    linked-list on every FDS-like input (`fds` in its name) and at most 5%
+    slower on every other input (a real short-queue trace): a gain there is
+    no failure of "none"."""
+    inputs = _inputs(runs, "mq")
+    long_q = [i for i in inputs if "fds" in i]
+    short_q = [i for i in inputs if "fds" not in i]
+    measured, holding = [], []
+    for engine in PARTNER_ENGINES:
+        ratios = {}
+        for inp in inputs:
+            ll = _values(runs, "mq", "ns_per_operation", part="linked-list", input=inp)
+            mine = _values(runs, "mq", "ns_per_operation", part=engine, input=inp)
+            ratios[inp], _ = _ratio(ll, mine)
+        if any(r is None for r in ratios.values()):
+            continue
+        measured.append(f"{engine}: " + ", ".join(f"{i} {r:.2f}x" for i, r in ratios.items()))
+        if long_q and short_q and all(ratios[i] >= 2 for i in long_q) and \
+                all(ratios[i] >= 0.95 for i in short_q):
+            holding.append(engine)
+    if not measured:
+        return _no_data("mq runs of linked-list and a partner engine")
+    text = "linked-list time / engine time: " + "; ".join(measured)
     if not long_q or not short_q:
-        return "; ".join(measured) or "-", "inconclusive (needs both workloads)"
-    holds = min(long_q) >= 2 and all(0.95 <= r <= 1.05 for r in short_q)
-    return "; ".join(measured), "holds" if holds else "does not hold"
+        return text, "inconclusive (needs an FDS-like input and a short-queue trace)"
+    return text, f"holds ({', '.join(holding)})" if holding else "does not hold"
 
 
 def judge_one_sided_scaling(runs):
@@ -405,12 +421,16 @@ CLAIMS = {c.name: c for c in (
                      "combining gives 2x and more on dense Moore neighbourhoods at 4 B, costs at "
                      "most 5% where no group forms, and is about 1x above 1 KB (collectives "
                      "study, Figs. 5, 6, 8)")),
-    Claim("partner", "partner queues give large gains on many-to-one workloads and none on "
-          "short queues (message-matching study)",
-          [{"kernel": "mq", "inputs": ["synth:many-to-one,ranks=512", "synth:depth,depth=4"],
-            "models": ["all"], "ranks": [1]}],
-          [{"kernel": "mq", "inputs": ["synth:many-to-one,ranks=16", "synth:depth,depth=4"],
-            "models": ["all"], "ranks": [1]}], 3, judge_partner,
+    Claim("partner", "partner queues give large gains on many-to-one workloads (FDS at process "
+          "0) and none on short queues (message-matching study, Figs. 5-6)",
+          # The FDS-like workload at the study's 1024 processes, unbounded
+          # partners (its Fig. 6), t = 100; hypre's AMG, traced here, for the
+          # short queues (the study's AMG2006).
+          [{"kernel": "mq", "inputs": ["synth:fds,ranks=1024,steps=16", "trace:amg,ranks=8"],
+            "models": ["all"], "ranks": [1], "options": {"memory": "unbounded", "t": 100}}],
+          [{"kernel": "mq", "inputs": ["synth:fds,ranks=64,steps=2", "trace:amg,ranks=4"],
+            "models": ["all"], "ranks": [1], "options": {"memory": "unbounded", "t": 100}}],
+          3, judge_partner,
           not_simulated="mq replays recorded queues on one rank: a model of the library's "
           "queues, not of a network, so there is nothing to simulate"),
 )}

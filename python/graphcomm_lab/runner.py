@@ -94,6 +94,51 @@ def synthetic_trace(spec, binary, timeout):
     return path
 
 
+# Real MPI programs of bench/workloads the lab traces itself (an mq input
+# `trace:NAME[,ranks=N]`): source, compiler flags, program arguments.
+WORKLOADS = {
+    "amg": ("amg_laplacian.c", ["-I/usr/include/hypre"], ["-lHYPRE", "-lm"], ["16"]),
+    "fds": ("fds_like.c", [], [], []),
+}
+
+
+def build_workload(name, directory):
+    """bench/workloads' program NAME, compiled with Open MPI's mpicc into
+    DIRECTORY; its path and arguments. RuntimeError says why not."""
+    source, cflags, libs, arguments = WORKLOADS[name]
+    program = Path(directory) / Path(source).stem
+    proc = subprocess.run(["mpicc.openmpi", "-O2", *cflags, str(ROOT / "bench" / "workloads" / source),
+                           *libs, "-o", str(program)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"cannot build bench/workloads/{source}: {error_line(proc.stderr, 1)}")
+    return program, arguments
+
+
+def recorded_trace(spec, timeout):
+    """The trace directory of an mq input `trace:NAME[,ranks=N]` (NAME a
+    program of WORKLOADS, N ranks, default 8), recorded once with
+    scripts/trace under results/traces and reused; None for any other input."""
+    if not spec.startswith("trace:"):
+        return None
+    name, *options = spec[len("trace:"):].split(",")
+    settings = dict(o.partition("=")[::2] for o in options)
+    if name not in WORKLOADS or set(settings) - {"ranks"}:
+        raise RuntimeError(f"{spec}: not trace:NAME[,ranks=N] with NAME one of {', '.join(WORKLOADS)}")
+    path = ROOT / "results" / "traces" / spec.replace(":", "-").replace(",", "-").replace("=", "")
+    if not (path / "rank-0.mqt").exists():
+        shutil.rmtree(path, ignore_errors=True)  # an earlier attempt left part of it
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            program, arguments = build_workload(name, tmp)
+            proc = subprocess.run([str(ROOT / "scripts" / "trace"), "--out", str(path), "-np",
+                                   settings.get("ranks", "8"), str(program), *arguments],
+                                  capture_output=True, text=True, timeout=timeout, cwd=tmp)
+        if proc.returncode != 0:
+            shutil.rmtree(path, ignore_errors=True)
+            raise RuntimeError(f"tracing {name}: {error_line(proc.stderr, proc.returncode)}")
+    return path
+
+
 # scripts/simulate's last line: "simulate: 64 ranks on edr (4 nodes x 16 ranks):
 # simulated 0.0123 s, wall 3.2 s ..."
 _SIMULATED = re.compile(r"^simulate: \d+ ranks? on (.+): simulated ([0-9.e+-]+) s, wall ([0-9.]+) s",
@@ -118,7 +163,8 @@ def run_one(config, binary, launcher, timeout):
         args = config.arguments()
         if config.kernel == "mq":
             try:
-                trace = synthetic_trace(config.input, binary, timeout)
+                trace = (synthetic_trace(config.input, binary, timeout)
+                         or recorded_trace(config.input, timeout))
             except (RuntimeError, subprocess.TimeoutExpired) as e:
                 return "failed", f"cannot make the trace {config.input}: {e}", None, 0.0
             if trace is not None:

@@ -18,7 +18,9 @@ input `graph500:SCALE` is `--scale SCALE`, the Graph500 specification's graph
 (TEPS over its input tuples, as the reference codes count). An mq
 input is a trace directory or `synth:KIND[,OPTION=VALUE...]`, a synthetic
 trace (`graphcomm mq synth KIND --OPTION VALUE`, e.g.
-`synth:many-to-one,ranks=64`) the lab makes once under results/traces. Option
+`synth:many-to-one,ranks=64`) the lab makes once under results/traces, or
+`trace:NAME[,ranks=N]`, a real program of bench/workloads (amg: hypre's
+BoomerAMG; fds: the FDS-like workload) the lab traces once there. Option
 values: true is a bare flag, false leaves it out, a list is comma-joined,
 anything else is its string. `"comm-matrix" = true` (match) stores the
 messages and bytes between every pair of ranks with the run, under

@@ -60,15 +60,25 @@ def test_rcm_verdict_per_part_count():
     assert judge_rcm(runs[:3])[1].startswith("inconclusive")
 
 
-def _mq(inp, ll, pd):
-    return _run("mq", inp, {"engines": [{"engine": "linked-list", "ns_per_operation": ll},
-                                        {"engine": "partner-dynamic", "ns_per_operation": pd}]})
+def _mq(inp, ll, pd, ps=None):
+    engines = [{"engine": "linked-list", "ns_per_operation": ll},
+               {"engine": "partner-dynamic", "ns_per_operation": pd}]
+    if ps is not None:
+        engines.append({"engine": "partner-static", "ns_per_operation": ps})
+    return _run("mq", inp, {"engines": engines})
 
 
 def test_partner_verdicts():
-    long_q, short_q = "synth:many-to-one,ranks=512", "synth:depth,depth=4"
-    assert judge_partner([_mq(long_q, 100, 10), _mq(short_q, 10, 10.2)])[1] == "holds"
+    long_q, short_q = "synth:fds,ranks=1024,steps=16", "trace:amg,ranks=8"
+    assert judge_partner([_mq(long_q, 100, 10), _mq(short_q, 10, 10.4)])[1] == \
+        "holds (partner-dynamic)"
+    # A gain on the short queues is no failure; a loss over 5% is.
+    assert judge_partner([_mq(long_q, 100, 10), _mq(short_q, 10, 8)])[1].startswith("holds")
+    assert judge_partner([_mq(long_q, 100, 10), _mq(short_q, 10, 10.6)])[1] == "does not hold"
     assert judge_partner([_mq(long_q, 100, 80), _mq(short_q, 10, 10.2)])[1] == "does not hold"
+    # One engine must do both: large gains by one, no loss by the other, is not enough.
+    both = [_mq(long_q, 100, 10, 80), _mq(short_q, 10, 12, 10)]
+    assert judge_partner(both)[1] == "does not hold"
     assert judge_partner([_mq(long_q, 100, 10)])[1].startswith("inconclusive")
 
 
