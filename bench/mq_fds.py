@@ -37,6 +37,7 @@ import sys
 import tempfile
 
 from lab import GCRUN, ROOT, median, spread
+from graphcomm_lab.runner import build_workload
 
 PARTNERS = ["partner-static", "partner-dynamic", "partner-vectors"]
 METRICS = [("average", []), ("median", []), ("outlier", ["--metric", "fence", "--alpha", "0"])]
@@ -87,9 +88,7 @@ def engines_of(doc):
 
 def part_trace(args, tmp):
     """fds_like traced against mq synth fds, same ranks, steps, meshes, seed."""
-    program = os.path.join(tmp, "fds_like")
-    run(["mpicc.openmpi", "-O2", os.path.join(ROOT, "bench", "workloads", "fds_like.c"), "-o",
-         program])
+    program, _ = build_workload("fds", tmp)
     rows = []
     for n in args.trace_ranks:
         print(f"bench: tracing fds_like at {n} ranks", file=sys.stderr, flush=True)
@@ -97,7 +96,7 @@ def part_trace(args, tmp):
         # Rank 0 waits long enough for every other rank's burst to be in:
         # about 1 ms of scheduling per rank on 2 cores.
         said = run([os.path.join(ROOT, "scripts", "trace"), "--out", traced, "-np", str(n),
-                    program, "--steps", str(args.trace_steps), "--seed", str(args.seed),
+                    str(program), "--steps", str(args.trace_steps), "--seed", str(args.seed),
                     "--meshes-min", str(args.meshes_min), "--meshes-max", str(args.meshes_max),
                     "--messages", str(args.messages), "--root-delay-us", str(4000 * n)])
         if "check OK" not in said:
