@@ -4,7 +4,8 @@ study's hardest case: Ghazimirsaeed, Mirsadeghi, Afsahi, CCPE 2018, Figs.
 5E/F-9, FDS at 1024 and 2048 processes), in four parts:
 
   1. trace against generator: bench/workloads/fds_like.c traced with
-     scripts/trace at --trace-ranks (oversubscribed), and `mq synth fds` with
+     scripts/trace at --trace-ranks (oversubscribed on 2 cores: 256 ranks
+     trace in about a minute), and `mq synth fds` with
      the same ranks, steps, meshes and seed: searches, rank 0's queue length
      distribution and linked-list's mean search, side by side;
   2. the engines at --ranks (1024 and 2048): every engine in one replay per
@@ -21,7 +22,7 @@ study's hardest case: Ghazimirsaeed, Mirsadeghi, Afsahi, CCPE 2018, Figs.
 
 Prints the tables and writes everything as JSON (--out).
 
-    bench/mq_fds.py [--ranks 1024 2048] [--steps 16] [--trace-ranks 16 32 64]
+    bench/mq_fds.py [--ranks 1024 2048] [--steps 16] [--trace-ranks 16 32 64 128 256]
                     [--ts 25 50 100 400 1600] [--cs 1 4 16] [--repeat 3] [--passes 3]
                     [--out bench/results/mq_fds.json]
 
@@ -248,7 +249,7 @@ def main():
     p.add_argument("--graphcomm", default=os.path.join(ROOT, "build", "src", "graphcomm"))
     p.add_argument("--ranks", type=int, nargs="+", default=[1024, 2048])
     p.add_argument("--steps", type=int, default=16)
-    p.add_argument("--trace-ranks", type=int, nargs="*", default=[16, 32, 64])
+    p.add_argument("--trace-ranks", type=int, nargs="*", default=[16, 32, 64, 128, 256])
     p.add_argument("--trace-steps", type=int, default=4)
     p.add_argument("--meshes-min", type=int, default=1)
     p.add_argument("--meshes-max", type=int, default=4)
