@@ -41,7 +41,8 @@ from lab import GCRUN, ROOT, median, spread
 from graphcomm_lab.runner import build_workload
 
 PARTNERS = ["partner-static", "partner-dynamic", "partner-vectors"]
-METRICS = [("average", []), ("median", []), ("outlier", ["--metric", "fence", "--alpha", "0"])]
+METRICS = [("average", ["--metric", "average"]), ("median", ["--metric", "median"]),
+           ("outlier", ["--metric", "fence", "--alpha", "0"])]
 # The `edr` platform of scripts/simulate: what one message costs the
 # receiving rank besides matching (docs/simulation.md, "Platforms").
 EDR_OVERHEAD_S = 0.3e-6
@@ -174,8 +175,10 @@ def part_engines(args, tmp):
 def sweep_settings(args):
     """(regime label, metric, replay options): unbounded with every metric;
     bounded with the average metric for every c (as the study's Fig. 7)."""
-    out = [("unbounded", metric, ["--memory", "unbounded"] + options) for metric, options in METRICS]
-    out += [(f"c={c:g}", "average", ["--memory", "bounded", "--c", str(c)]) for c in args.cs]
+    out = [("unbounded", metric, ["--memory", "unbounded"] + options) for metric, options in METRICS
+           if metric in args.metrics]
+    out += [(f"c={c:g}", "average", ["--memory", "bounded", "--c", str(c)]) for c in args.cs
+            if "average" in args.metrics]
     return out
 
 
@@ -261,6 +264,9 @@ def main():
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--passes", type=int, default=3)
+    p.add_argument("--metrics", nargs="+", default=[m for m, _ in METRICS],
+                   choices=[m for m, _ in METRICS], help="the sweep's metrics")
+    p.add_argument("--skip-engines", action="store_true", help="leave out part 2 (and 4)")
     p.add_argument("--skip-sweep", action="store_true")
     p.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "mq_fds.json"))
     args = p.parse_args()
@@ -269,7 +275,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         doc = {"options": vars(args)}
         doc["trace_vs_synth"] = part_trace(args, tmp) if args.trace_ranks else []
-        doc["engines"] = part_engines(args, tmp)
+        doc["engines"] = [] if args.skip_engines else part_engines(args, tmp)
         doc["sweep"] = [] if args.skip_sweep else part_sweep(args, tmp)
         doc["projection"] = part_projection(args, doc["engines"])
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
