@@ -71,6 +71,11 @@ def _now():
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
 
+def _trace_path(spec):
+    """Where the lab keeps the trace of an mq input spec."""
+    return ROOT / "results" / "traces" / spec.replace(":", "-").replace(",", "-").replace("=", "")
+
+
 def synthetic_trace(spec, binary, timeout):
     """The trace directory of an mq input `synth:KIND[,OPTION=VALUE...]`
     (KIND a `graphcomm mq synth` workload, e.g. synth:depth,depth=8,ranks=4),
@@ -78,7 +83,7 @@ def synthetic_trace(spec, binary, timeout):
     if not spec.startswith("synth:"):
         return None
     kind, *options = spec[len("synth:"):].split(",")
-    path = ROOT / "results" / "traces" / spec.replace(":", "-").replace(",", "-").replace("=", "")
+    path = _trace_path(spec)
     if not (path / "rank-0.mqt").exists():
         if path.exists():
             shutil.rmtree(path)  # an earlier attempt left part of it
@@ -124,7 +129,7 @@ def recorded_trace(spec, timeout):
     settings = dict(o.partition("=")[::2] for o in options)
     if name not in WORKLOADS or set(settings) - {"ranks"}:
         raise RuntimeError(f"{spec}: not trace:NAME[,ranks=N] with NAME one of {', '.join(WORKLOADS)}")
-    path = ROOT / "results" / "traces" / spec.replace(":", "-").replace(",", "-").replace("=", "")
+    path = _trace_path(spec)
     if not (path / "rank-0.mqt").exists():
         shutil.rmtree(path, ignore_errors=True)  # an earlier attempt left part of it
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -113,7 +113,6 @@ struct SynthOptions {
   mq::DepthOptions depth;
   mq::WildcardOptions wildcard;
   mq::FdsOptions fds;
-  bool no_gatherv = false;
 };
 
 void run_synth(const SynthOptions& o, const std::string& workload) {
@@ -305,12 +304,11 @@ void add_mq_command(CLI::App& app, Runner& run) {
       ->capture_default_str();
   fds->add_option("--messages", so.fds.messages, "Messages to rank 0 per mesh and step")
       ->capture_default_str();
-  fds->add_flag("--no-gatherv", so.no_gatherv, "Leave out the gatherv");
+  fds->add_flag("--no-gatherv{false}", so.fds.gatherv, "Leave out the gatherv");
   for (CLI::App* kind : {many, depth, wildcard, fds}) {
     const std::string name = kind->get_name();
     kind->callback([&run, name] {
       run = [name](const Comm& comm, const Invocation&) {
-        so.fds.gatherv = !so.no_gatherv;
         serially(comm, [&] { run_synth(so, name); });
       };
     });

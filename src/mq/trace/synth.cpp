@@ -63,27 +63,20 @@ class Draws {
 class Script {
  public:
   explicit Script(int world_size) : records_(static_cast<size_t>(world_size)) {
-    Record world;
-    world.kind = Record::Kind::comm;
-    world.comm = 0;
-    world.peer = world_size;
-    for (int r = 0; r < world_size; ++r) world.world_ranks.push_back(r);
-    for (auto& rank : records_) {
-      world.time = tick();
-      rank.push_back(world);
-    }
+    add_world_communicator(0);
   }
 
-  // A communicator of every rank (a duplicate of the world), id `comm`.
-  void add_world_duplicate(std::uint32_t comm) {
-    Record dup;
-    dup.kind = Record::Kind::comm;
-    dup.comm = comm;
-    dup.peer = static_cast<std::int32_t>(records_.size());
-    for (int r = 0; r < dup.peer; ++r) dup.world_ranks.push_back(r);
+  // A communicator of every rank in world order, id `comm` (0: the world
+  // itself; others: duplicates of it), recorded by every rank.
+  void add_world_communicator(std::uint32_t comm) {
+    Record c;
+    c.kind = Record::Kind::comm;
+    c.comm = comm;
+    c.peer = static_cast<std::int32_t>(records_.size());
+    for (int r = 0; r < c.peer; ++r) c.world_ranks.push_back(r);
     for (auto& rank : records_) {
-      dup.time = tick();
-      rank.push_back(dup);
+      c.time = tick();
+      rank.push_back(c);
     }
   }
 
@@ -260,6 +253,9 @@ SyntheticTrace synth_many_to_one(const ManyToOneOptions& o, std::uint64_t seed) 
                 o.heavy_factor ^ std::bit_cast<std::uint64_t>(o.heavy)));
 }
 
+namespace {
+
+// fds's meshes: first[r] is rank r's first mesh, first[ranks] the count.
 std::vector<std::int64_t> fds_first_mesh(const FdsOptions& o, std::uint64_t seed) {
   // splitmix64, as bench/workloads/fds_like.c draws a rank's meshes.
   const auto splitmix = [](std::uint64_t x) {
@@ -278,6 +274,8 @@ std::vector<std::int64_t> fds_first_mesh(const FdsOptions& o, std::uint64_t seed
   return first;
 }
 
+}  // namespace
+
 SyntheticTrace synth_fds(const FdsOptions& o, std::uint64_t seed) {
   check_ranks(o.ranks, "fds");
   if (o.steps < 1 || o.steps > 100000)
@@ -293,7 +291,7 @@ SyntheticTrace synth_fds(const FdsOptions& o, std::uint64_t seed) {
   };
   Draws order(seed, Draws::order);
   Script script(o.ranks);
-  script.add_world_duplicate(kFdsCollectiveComm);
+  script.add_world_communicator(kFdsCollectiveComm);
   std::vector<int> senders;
   for (int s = 1; s < o.ranks; ++s) senders.push_back(s);
   const auto quantities = static_cast<std::int32_t>(o.messages);

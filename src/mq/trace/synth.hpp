@@ -80,8 +80,6 @@ SyntheticTrace synth_many_to_one(const ManyToOneOptions& options, std::uint64_t 
 SyntheticTrace synth_depth(const DepthOptions& options, std::uint64_t seed);
 SyntheticTrace synth_wildcard(const WildcardOptions& options, std::uint64_t seed);
 SyntheticTrace synth_fds(const FdsOptions& options, std::uint64_t seed);
-// fds's meshes: first[r] is rank r's first mesh, first[ranks] the count.
-std::vector<std::int64_t> fds_first_mesh(const FdsOptions& options, std::uint64_t seed);
 
 // Writes DIR/rank-R.mqt for every rank with TraceWriter: into a temporary
 // sibling directory first, renamed into place, so a failure leaves nothing.
