@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "cli/auto_model.hpp"
 #include "cli/commands.hpp"
 #include "cli/harness.hpp"
 #include "comm/models.hpp"
@@ -30,7 +31,7 @@ struct BfsOptions {
   std::string algorithm, model;
   int roots = 64;
   std::int64_t root = -1;
-  std::string levels, json;
+  std::string levels, json, calibration;
   bool profile = false;
   bool no_work_sharing = false;
   std::uint64_t round_messages = Neighborhood::kDefaultRoundMessages;
@@ -50,7 +51,7 @@ struct ConfigRun {
 
 std::vector<bfs::Configuration> configurations(const Comm& comm, const BfsOptions& o) {
   const bool any_algorithm = o.algorithm.empty(), any_model = o.model.empty();
-  if (o.model == "all") {
+  if (o.model == "all" || o.model == "auto") {  // auto: advise/ picks one of these
     std::vector<bfs::Configuration> out;
     for (const auto& c : bfs::all_configurations())
       if (any_algorithm || bfs::algorithm_name(c.algorithm) == o.algorithm) out.push_back(c);
@@ -261,7 +262,7 @@ ConfigRun run_configuration(const Comm& comm, const bfs::BfsGraph& bg,
 
 void run_bfs(const Comm& comm, const Invocation& inv, BfsOptions& o) {
   if (o.roots < 1) fail_everywhere("--roots must be at least 1");
-  const std::vector<bfs::Configuration> configs = configurations(comm, o);
+  std::vector<bfs::Configuration> configs = configurations(comm, o);
 
   LoadOptions load = o.graph.load_options();
   std::vector<Edge> tuples_seen;
@@ -289,6 +290,16 @@ void run_bfs(const Comm& comm, const Invocation& inv, BfsOptions& o) {
   const double bfs_graph_seconds = bfs_graph_timer.stop();
   const double generation_seconds = loaded.seconds - loaded.build_seconds - counting_seconds;
   const double construction_seconds = loaded.build_seconds + bfs_graph_seconds;
+  nlohmann::json auto_advice;
+  if (o.model == "auto") {
+    std::vector<std::string> names;
+    for (const bfs::Configuration& c : configs) names.push_back(c.name());
+    const AutoChoice choice =
+        choose_configuration(comm, g, "bfs", names, o.calibration, o.graph.seed);
+    std::erase_if(configs,
+                  [&](const bfs::Configuration& c) { return c.name() != choice.configuration; });
+    auto_advice = choice.advice;
+  }
 
   std::vector<vid_t> keys;  // graph ids (the input's unless reordered or partitioned)
   if (o.root >= 0) {
@@ -342,6 +353,7 @@ void run_bfs(const Comm& comm, const Invocation& inv, BfsOptions& o) {
                            {"construction_time", construction_seconds},
                            {"tuple_counting_seconds", counting_seconds}});
     for (const ConfigRun& r : runs) doc["runs"].push_back(run_json(r));
+    if (!auto_advice.is_null()) doc["auto"] = auto_advice;
     return doc;
   });
   if (const ConfigRun* r = first_failed(runs, &ConfigRun::validation))
@@ -374,7 +386,8 @@ void add_bfs_command(CLI::App& app, Runner& run) {
       "{} (default: {})", fmt::join(algorithms, ", "), bfs::algorithm_name(kDefaultAlgorithm));
   cmd->add_option("--algorithm", o.algorithm, algorithm_help)->check(CLI::IsMember(algorithms));
   static const std::string model_help = fmt::format(
-      "Exchange model of the top-down steps: {}; or all (every algorithm and model); default {}",
+      "Exchange model of the top-down steps: {}; or all (every algorithm and model); or auto (the "
+      "configuration graphcomm advise ranks first, among --algorithm's if given); default {}",
       fmt::join(exchange_models(), ", "), kDefaultModel);
   cmd->add_option("--model", o.model, model_help)->check(model_validator());
   auto* roots =
@@ -388,6 +401,7 @@ void add_bfs_command(CLI::App& app, Runner& run) {
   cmd->add_flag("--profile", o.profile,
                 "Per level: direction, frontier size, time, messages and bytes");
   add_round_messages_option(*cmd, o.round_messages);
+  add_calibration_option(*cmd, o.calibration);
   cmd->add_flag("--no-work-sharing", o.no_work_sharing,
                 "hybrid: ranks of a node do not take each other's frontier work");
   cmd->add_option("--json", o.json, "Write the results as JSON (docs/json-schema.md)");

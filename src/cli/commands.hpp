@@ -56,6 +56,8 @@ void add_bfs_command(CLI::App& app, Runner& run);
 void add_nbr_command(CLI::App& app, Runner& run);
 void add_spmm_command(CLI::App& app, Runner& run);
 void add_mq_command(CLI::App& app, Runner& run);
+// `graphcomm advise`: the cost model's ranking of configurations (advise/).
+void add_advise_command(CLI::App& app, Runner& run);
 // `graphcomm models`: every registry's rows, as a table or --json.
 void add_models_command(CLI::App& app, Runner& run);
 // Rules for every option of the tree: no negative value for an unsigned

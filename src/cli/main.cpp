@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   gc::cli::add_nbr_command(app, run);
   gc::cli::add_spmm_command(app, run);
   gc::cli::add_mq_command(app, run);
+  gc::cli::add_advise_command(app, run);
   gc::cli::add_models_command(app, run);
   gc::cli::apply_option_rules(app);
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "cli/auto_model.hpp"
 #include "cli/commands.hpp"
 #include "cli/harness.hpp"
 #include "comm/models.hpp"
@@ -24,7 +25,7 @@ struct MatchOptions {
   std::string algorithm = "ld";
   bool check = false, profile = false;
   std::uint64_t round_messages = Neighborhood::kDefaultRoundMessages;
-  std::string json, comm_matrix, mates;
+  std::string json, comm_matrix, mates, calibration;
 };
 
 struct ModelRun {
@@ -173,10 +174,23 @@ void run_match(const Comm& comm, const Invocation& inv, const MatchOptions& mo) 
   loaded.description["process_edges"] = sum_over_ranks(comm, degree) / 2;
   loaded.description["process_dmax"] = max_over_ranks(comm, degree);
 
-  std::vector<std::string> models =
-      mo.model == "all" ? exchange_models() : std::vector<std::string>{mo.model};
+  std::vector<std::string> models = mo.model == "all" || mo.model == "auto"
+                                        ? exchange_models()
+                                        : std::vector<std::string>{mo.model};
   std::vector<std::string> algorithms =
       mo.algorithm == "all" ? match::matching_algorithms() : std::vector<std::string>{mo.algorithm};
+  nlohmann::json auto_advice;
+  if (mo.model == "auto") {  // advise/ picks one algorithm/model of these
+    std::vector<std::string> names;
+    for (const std::string& algorithm : algorithms)
+      for (const std::string& model : models) names.push_back(algorithm + "/" + model);
+    const AutoChoice choice =
+        choose_configuration(comm, loaded.graph, "match", names, mo.calibration, mo.graph.seed);
+    const std::size_t slash = choice.configuration.find('/');
+    algorithms = {choice.configuration.substr(0, slash)};
+    models = {choice.configuration.substr(slash + 1)};
+    auto_advice = choice.advice;
+  }
   std::vector<ModelRun> runs;
   for (const std::string& algorithm : algorithms)
     for (const std::string& model : models)
@@ -202,6 +216,7 @@ void run_match(const Comm& comm, const Invocation& inv, const MatchOptions& mo) 
                           {"round_messages", mo.round_messages},
                           {"runs", nlohmann::json::array()}};
     for (const ModelRun& r : runs) doc["runs"].push_back(run_json(r));
+    if (!auto_advice.is_null()) doc["auto"] = auto_advice;
     return doc;
   });
   if (first_failed(runs, &ModelRun::check))
@@ -218,8 +233,10 @@ void add_match_command(CLI::App& app, Runner& run) {
       "2019), locally dominant or Suitor (Manne, Halappanavar, IPDPS 2014)");
   cmd->fallthrough();
   add_graph_options(*cmd, mo.graph);
-  static const std::string model_help =
-      fmt::format("Communication model: {} or all", fmt::join(exchange_models(), ", "));
+  static const std::string model_help = fmt::format(
+      "Communication model: {}; all; or auto (the one graphcomm advise ranks first "
+      "for --algorithm; with --algorithm all, the algorithm too)",
+      fmt::join(exchange_models(), ", "));
   cmd->add_option("--model", mo.model, model_help)->check(model_validator())->capture_default_str();
   cmd->add_option("--algorithm", mo.algorithm,
                   "Algorithm: ld (locally dominant), suitor or all; every one gives the serial "
@@ -227,6 +244,7 @@ void add_match_command(CLI::App& app, Runner& run) {
       ->check(algorithm_validator())
       ->capture_default_str();
   add_round_messages_option(*cmd, mo.round_messages);
+  add_calibration_option(*cmd, mo.calibration);
   cmd->add_flag("--check", mo.check,
                 "Verify validity, maximality and identity with the serial greedy matching");
   cmd->add_flag("--profile", mo.profile,

@@ -1,5 +1,5 @@
-// --model options: a model of this build or "all"; a model this build lacks
-// (OpenSHMEM models under MPICH) says why.
+// --model options: a model of this build, "all" or "auto" (advise/'s choice); a model this build
+// lacks (OpenSHMEM models under MPICH) says why.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -11,12 +11,12 @@ namespace gc::cli {
 CLI::Validator model_validator() {
   return CLI::Validator(
       [](const std::string& model) -> std::string {
-        if (model == "all") return {};
+        if (model == "all" || model == "auto") return {};
         for (const std::string& m : exchange_models())
           if (m == model) return {};
         for (const auto& [name, reason] : unavailable_exchange_models())
           if (name == model) return reason;
-        return fmt::format("unknown model '{}' ({} or all)", model,
+        return fmt::format("unknown model '{}' ({}, all or auto)", model,
                            fmt::join(exchange_models(), ", "));
       },
       "MODEL");

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Judges graphcomm advise (and so --model auto) on inputs its calibration
+was not fitted on (issue #30, item 4): per input, rank count and kernel, the
+configuration advise ranks first against every configuration's measured time.
+
+For each input and rank count: `advise --kernel all` (its ranking and
+predicted times), `match --model all --algorithm all` and `bfs --model all
+--roots R`, --repeat times, interleaved; a configuration's measured time is
+its median over repetitions (matching: one matching; BFS: the median search).
+Then, per case (input, ranks, kernel):
+
+  - chosen/best: the chosen configuration's measured time over the fastest's;
+  - hit: chosen/best <= 1.10 (the issue's target: in at least 90% of cases);
+  - never worse than the worst configuration;
+  - the model's error: median |predicted/measured - 1| over the configurations.
+
+Prints the cases and the summary; writes everything as JSON (--out).
+
+    bench/advise.py [--calibration FILE] [--ranks 2 4] [--inputs ...] [--repeat 3]
+                    [--roots 8] [--out bench/results/advise.json]
+
+The calibration (graphcomm advise --calibrate at each rank count) must exist:
+its inputs (rmat:10-15, er:16384 and 65536, rgg:16384 and 65536, grid:32 and
+64) are not among the judged ones here.
+"""
+import argparse
+import json
+import os
+import sys
+
+import lab
+from lab import DATASETS, ROOT, config, median
+
+DEFAULT_INPUTS = [
+    "rmat:16", "rmat:13,ef=4", "er:32768,d=4", "rgg:262144", "grid:48", "sbm:32768",
+    *(os.path.join(DATASETS, f) for f in (
+        "email-Enron.txt.gz", "cit-HepPh.txt.gz", "internet.mtx.gz", "luxembourg_osm.mtx.gz",
+        "web-sk-2005.mtx.gz", "soc-Slashdot0902.txt.gz", "bio-grid-yeast.edges.gz",
+        "ego-Twitter-undirected.txt.gz")),
+]
+KERNELS = ("match", "bfs")
+TARGET = 1.10
+
+
+def measured_times(docs, kernel):
+    """{configuration: median seconds over the repetitions' documents}."""
+    times = {}
+    for doc in docs:
+        for run in doc["runs"]:
+            if kernel == "match":
+                name, seconds = f"{run['algorithm']}/{run['model']}", run["seconds"]
+            else:
+                name, seconds = run["configuration"], run["time"]["median"]
+            times.setdefault(name, []).append(seconds)
+    return {name: median(v) for name, v in times.items()}
+
+
+def judge_case(advice, measured):
+    predicted = {c["configuration"]: c["predicted_seconds"] for c in advice["ranked"]}
+    common = sorted(set(predicted) & set(measured))
+    best = min(common, key=measured.get)
+    worst = max(common, key=measured.get)
+    chosen = advice["choice"]
+    errors = sorted(abs(predicted[c] / measured[c] - 1) for c in common)
+    return {"chosen": chosen, "best": best, "worst": worst,
+            "chosen_over_best": measured[chosen] / measured[best],
+            "worst_over_best": measured[worst] / measured[best],
+            "hit": measured[chosen] <= TARGET * measured[best],
+            "worse_than_worst": measured[chosen] > measured[worst],
+            "median_error": errors[len(errors) // 2],
+            "reason": advice["reason"],
+            "configurations": {c: {"predicted": predicted[c], "measured": measured[c]}
+                               for c in common}}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--calibration", default=os.path.join(ROOT, "results", "advise",
+                                                         "calibration.json"))
+    p.add_argument("--ranks", type=int, nargs="+", default=[2, 4])
+    p.add_argument("--inputs", nargs="+", default=DEFAULT_INPUTS)
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--roots", type=int, default=8)
+    p.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "advise.json"))
+    lab.add_store_option(p)
+    args = p.parse_args()
+    if not os.path.exists(args.calibration):
+        sys.exit(f"bench: {args.calibration}: no calibration: run `scripts/gcrun -np P "
+                 f"build/src/graphcomm advise --calibrate --calibration {args.calibration}` "
+                 f"for each P of --ranks")
+    session = lab.bench("advise", args, None)
+    cases = []
+    for inp in args.inputs:
+        for ranks in args.ranks:
+            configs = [config("advise", inp, None, ranks,
+                              {"kernel": "all", "calibration": args.calibration}),
+                       config("match", inp, "all", ranks, {"algorithm": "all"}),
+                       config("bfs", inp, "all", ranks, {"roots": args.roots})]
+            docs = [session.documents(rep, configs) for rep in range(args.repeat)]
+            advice = {a["kernel"]: a for a in docs[0][0]["advice"]}
+            for k, kernel in enumerate(KERNELS, start=1):
+                case = judge_case(advice[kernel], measured_times([d[k] for d in docs], kernel))
+                case.update(input=os.path.basename(inp), ranks=ranks, kernel=kernel)
+                cases.append(case)
+                print(f"{case['input']:<32} {ranks:>2} {kernel:<6} chose {case['chosen']:<30} "
+                      f"{case['chosen_over_best']:5.2f}x best ({case['best']}), worst "
+                      f"{case['worst_over_best']:5.2f}x, model error {case['median_error']:.0%}",
+                      flush=True)
+    hits = sum(c["hit"] for c in cases)
+    worse = [c for c in cases if c["worse_than_worst"]]
+    summary = {"cases": len(cases), "hits": hits, "hit_rate": hits / len(cases),
+               "target_hit_rate": 0.9, "worse_than_worst": len(worse),
+               "median_model_error": median([c["median_error"] for c in cases])}
+    print(f"\nchosen within {TARGET - 1:.0%} of the best in {hits} of {len(cases)} cases "
+          f"({summary['hit_rate']:.0%}; target 90%); worse than the worst in {len(worse)}; "
+          f"median model error {summary['median_model_error']:.0%}")
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    with open(args.out, "w") as f:
+        json.dump({"calibration": args.calibration, "repeat": args.repeat, "roots": args.roots,
+                   "summary": summary, "cases": cases}, f, indent=1)
+    session.close()
+
+
+if __name__ == "__main__":
+    lab.main(main)

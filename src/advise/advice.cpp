@@ -1,0 +1,177 @@
+#include "advise/advice.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/error.hpp"
+#include "core/table.hpp"
+
+namespace gc::advise {
+
+namespace {
+
+std::string count(double x) {
+  return fmt::format("{:.0f}", x);
+}
+
+// What a term's count is, in the input's words.
+std::string term_phrase(Term t, const std::string& kernel, const Features& f) {
+  const std::string rounds = kernel == "bfs" ? count(f.levels) + " levels" : "its rounds";
+  switch (t) {
+    case Term::scan:
+      return fmt::format("scanning {} edges on the busiest rank", count(f.edges_max));
+    case Term::message:
+      return fmt::format("{} cut edges on the busiest rank", count(f.cut_max));
+    case Term::neighbour:
+      return fmt::format("{} x {} neighbour ranks", rounds, count(f.degree_max));
+    case Term::round:
+      return fmt::format("{} x a synchronization over {} ranks", rounds, f.parts);
+    case Term::bitmap:
+      return fmt::format("{} x a {}-bit frontier bitmap", rounds,
+                         count(static_cast<double>(f.vertices)));
+  }
+  return "";
+}
+
+std::size_t largest(const std::array<double, kTerms>& v) {
+  return static_cast<std::size_t>(std::max_element(v.begin(), v.end()) - v.begin());
+}
+
+std::string why(const Choice& c, const Choice* next, const std::string& kernel, const Features& f) {
+  const Prediction& p = c.prediction;
+  if (p.seconds <= 0) return "no cost fitted (every sample was 0 s)";
+  const std::size_t k = largest(p.term_seconds);
+  std::string out = fmt::format("{:.0f}% {}", 100 * p.term_seconds[k] / p.seconds,
+                                term_phrase(static_cast<Term>(k), kernel, f));
+  if (next) {  // the winner: where it saves on the runner-up
+    std::array<double, kTerms> saved{};
+    for (std::size_t t = 0; t < kTerms; ++t)
+      saved[t] = next->prediction.term_seconds[t] - p.term_seconds[t];
+    const std::size_t s = largest(saved);
+    if (saved[s] > 0)
+      out +=
+          fmt::format("; {:.2f}x faster than {}, most on {}", next->prediction.seconds / p.seconds,
+                      next->configuration, term_phrase(static_cast<Term>(s), kernel, f));
+  }
+  return out;
+}
+
+std::string describe_process_graph(const Features& f) {
+  if (f.parts <= 1) return "one rank: no communication";
+  const std::string d = fmt::format("d_avg {:.1f} of {}", f.degree_avg, f.parts - 1);
+  if (f.dense() >= 0.99) return d + ": every rank talks to every rank";
+  if (f.dense() >= 0.5) return d + ": a dense process graph";
+  return d + ": a sparse process graph";
+}
+
+}  // namespace
+
+std::string extrapolation_note(const Advice& a) {
+  const std::vector<int>& r = a.calibrated_ranks;
+  if (r.empty() || std::find(r.begin(), r.end(), a.features.parts) != r.end()) return "";
+  std::string out = fmt::format("calibrated at {} ranks, not at {}: the prediction extrapolates",
+                                fmt::join(r, ", "), a.features.parts);
+  if (r.size() == 1)
+    out +=
+        "; with one rank count the costs per neighbour and per round cannot be told apart "
+        "(calibrate at another rank count, or on a simulated platform)";
+  return out;
+}
+
+Advice advise(const Calibration& c, const std::string& kernel, const Features& f,
+              const std::vector<std::string>& available) {
+  Advice a;
+  a.kernel = kernel;
+  a.calibration = c.name;
+  a.features = f;
+  a.process_graph = describe_process_graph(f);
+  for (const Sample& s : c.samples)
+    if (s.kernel == kernel) a.calibrated_ranks.push_back(s.features.parts);
+  std::sort(a.calibrated_ranks.begin(), a.calibrated_ranks.end());
+  a.calibrated_ranks.erase(std::unique(a.calibrated_ranks.begin(), a.calibrated_ranks.end()),
+                           a.calibrated_ranks.end());
+  const std::array<double, kTerms> counts = term_counts(kernel, f);
+  for (const auto& [configuration, costs] : fit_configurations(c, kernel)) {
+    if (!available.empty() &&
+        std::find(available.begin(), available.end(), configuration) == available.end())
+      continue;
+    a.ranked.push_back({configuration, predict(costs, counts), costs, ""});
+  }
+  if (a.ranked.empty())
+    fail_everywhere(fmt::format(
+        "calibration {}: no {} sample of a configuration this build runs: run `graphcomm advise "
+        "--calibrate --kernel {}`",
+        c.name, kernel, kernel));
+  std::stable_sort(a.ranked.begin(), a.ranked.end(), [](const Choice& x, const Choice& y) {
+    return x.prediction.seconds < y.prediction.seconds;
+  });
+  for (std::size_t i = 0; i < a.ranked.size(); ++i)
+    a.ranked[i].why =
+        why(a.ranked[i], i == 0 && a.ranked.size() > 1 ? &a.ranked[1] : nullptr, kernel, f);
+  return a;
+}
+
+std::string choice_line(const Advice& a) {
+  const Choice& best = a.ranked.front();
+  return fmt::format("{} (predicted {:.3g} s; {}; {})", best.configuration, best.prediction.seconds,
+                     a.process_graph, best.why);
+}
+
+std::string format_advice(const Advice& a) {
+  const Features& f = a.features;
+  std::string out = fmt::format(
+      "advice for {} at {} ranks (calibration {}): |V| = {}, |E| = {}\n"
+      "busiest rank: {} edges, {} cut edges; process graph: d_max {}, {}{}\n\n",
+      a.kernel, f.parts, a.calibration, f.vertices, f.edges, count(f.edges_max), count(f.cut_max),
+      count(f.degree_max), a.process_graph,
+      a.kernel == "bfs" ? fmt::format("; {} BFS levels", count(f.levels)) : "");
+  const Table table({{"rank", ">4"},
+                     {"configuration", "<32"},
+                     {"predicted_s", ">12.3g"},
+                     {"fit_err", ">8"},
+                     {"why", ""}});
+  out += table.header();
+  for (std::size_t i = 0; i < a.ranked.size(); ++i) {
+    const Choice& c = a.ranked[i];
+    out += table.row(i + 1, c.configuration, c.prediction.seconds,
+                     c.costs.samples > 1 ? fmt::format("{:.0f}%", 100 * c.costs.median_error) : "-",
+                     c.why);
+  }
+  out += fmt::format("\nchoice: {}\n", choice_line(a));
+  if (const std::string note = extrapolation_note(a); !note.empty()) out += "note: " + note + "\n";
+  return out;
+}
+
+nlohmann::json to_json(const Advice& a) {
+  nlohmann::json ranked = nlohmann::json::array();
+  for (const Choice& c : a.ranked) {
+    nlohmann::json terms, costs;
+    for (std::size_t k = 0; k < kTerms; ++k) {
+      terms[term_name(static_cast<Term>(k))] = c.prediction.term_seconds[k];
+      costs[term_name(static_cast<Term>(k))] = c.costs.cost[k];
+    }
+    ranked.push_back({{"configuration", c.configuration},
+                      {"predicted_seconds", c.prediction.seconds},
+                      {"term_seconds", terms},
+                      {"cost_per_unit", costs},
+                      {"fit",
+                       {{"samples", c.costs.samples},
+                        {"median_error", c.costs.median_error},
+                        {"max_error", c.costs.max_error}}},
+                      {"why", c.why}});
+  }
+  return {{"kernel", a.kernel},
+          {"calibration", a.calibration},
+          {"features", to_json(a.features)},
+          {"process_graph", a.process_graph},
+          {"choice", a.ranked.front().configuration},
+          {"reason", choice_line(a)},
+          {"calibrated_ranks", a.calibrated_ranks},
+          {"extrapolation", extrapolation_note(a)},
+          {"ranked", ranked}};
+}
+
+}  // namespace gc::advise

@@ -1,0 +1,215 @@
+#include "advise/calibration.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "comm/models.hpp"
+#include "core/broadcast.hpp"
+#include "core/error.hpp"
+#include "core/output.hpp"
+#include "graph/spec.hpp"
+#include "kernels/bfs/bfs.hpp"
+#include "kernels/bfs/graph500.hpp"
+#include "kernels/match/match.hpp"
+
+namespace gc::advise {
+
+namespace {
+
+constexpr int kFileSchema = 1;
+constexpr int kSearchesPerRepeat = 4;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+Sample sample_from_json(const nlohmann::json& j) {
+  return {j.at("kernel").get<std::string>(), j.at("configuration").get<std::string>(),
+          j.at("input").get<std::string>(), features_from_json(j.at("features")),
+          j.at("seconds").get<double>()};
+}
+
+// The file's text on every rank ("" on every rank when it does not exist).
+std::string read_on_root(const Comm& comm, const std::string& path, bool& exists) {
+  std::string text;
+  int found = 0;
+  if (comm.rank() == 0) {
+    std::ifstream in(path);
+    if (in) {
+      std::ostringstream s;
+      s << in.rdbuf();
+      text = s.str();
+      found = 1;
+    }
+  }
+  found = broadcast_value(found, 0, comm.get());
+  broadcast(text, 0, comm.get());
+  exists = found != 0;
+  return text;
+}
+
+Calibration parse(const std::string& path, const std::string& text) {
+  Calibration c;
+  try {
+    const nlohmann::json doc = nlohmann::json::parse(text);
+    if (doc.at("schema_version").get<int>() != kFileSchema)
+      fail(fmt::format("{}: calibration schema {}, this graphcomm reads {}", path,
+                       doc.at("schema_version").dump(), kFileSchema));
+    c.name = doc.at("name").get<std::string>();
+    for (const auto& s : doc.at("samples")) c.samples.push_back(sample_from_json(s));
+  } catch (const nlohmann::json::exception& e) {
+    fail(fmt::format("{}: not a graphcomm calibration file ({})", path, e.what()));
+  }
+  return c;
+}
+
+bool same_run(const Sample& a, const Sample& b) {
+  return a.kernel == b.kernel && a.configuration == b.configuration && a.input == b.input &&
+         a.features.parts == b.features.parts;
+}
+
+void say_measured(const Comm& comm, const Sample& s) {
+  Progress::say(comm, "calibrating: {} {} on {}: {:.6f} s", s.kernel, s.configuration, s.input,
+                s.seconds);
+}
+
+void measure_match(const Comm& comm, const DistGraph& g, const Features& f,
+                   const std::string& input, int repeats, std::vector<Sample>& out) {
+  for (const std::string& algorithm : match::matching_algorithms())
+    for (const std::string& model : exchange_models()) {
+      std::vector<double> seconds;
+      for (int r = 0; r < repeats; ++r)
+        seconds.push_back(match::match(comm, g, model, algorithm).seconds);
+      out.push_back({"match", algorithm + "/" + model, input, f, median(seconds)});
+      say_measured(comm, out.back());
+    }
+}
+
+void measure_bfs(const Comm& comm, const DistGraph& g, const Features& f, const std::string& input,
+                 const CalibrationOptions& o, std::vector<Sample>& out) {
+  const std::vector<vid_t> keys = bfs::choose_keys(comm, g, kSearchesPerRepeat * o.repeats, o.seed);
+  if (keys.empty())
+    fail_everywhere(fmt::format("calibrating on {}: no vertex with an edge", input));
+  const bfs::BfsGraph bg(comm, g);
+  for (const bfs::Configuration& config : bfs::all_configurations()) {
+    bfs::Bfs engine(comm, bg, config.algorithm, config.model);
+    std::vector<double> seconds;
+    for (vid_t key : keys) seconds.push_back(engine.search(key, false).seconds);
+    out.push_back({"bfs", config.name(), input, f, median(seconds)});
+    say_measured(comm, out.back());
+  }
+}
+
+}  // namespace
+
+std::string default_calibration_name(const std::string& platform) {
+  if (!platform.empty()) return platform;
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  return fmt::format("{}-{}", GRAPHCOMM_MPI_FLAVOUR, host);
+}
+
+std::string default_calibration_path(const std::string& platform) {
+  if (const char* path = std::getenv("GRAPHCOMM_CALIBRATION"); path && *path) return path;
+  std::filesystem::path dir;
+  if (const char* data = std::getenv("XDG_DATA_HOME"); data && *data)
+    dir = data;
+  else if (const char* home = std::getenv("HOME"); home && *home)
+    dir = std::filesystem::path(home) / ".local" / "share";
+  else
+    dir = ".";
+  return (dir / "graphcomm" /
+          fmt::format("calibration-{}.json", default_calibration_name(platform)))
+      .string();
+}
+
+Calibration load_calibration(const Comm& comm, const std::string& path) {
+  bool exists = false;
+  const std::string text = read_on_root(comm, path, exists);
+  if (!exists)
+    fail_everywhere(fmt::format(
+        "{}: no calibration for this machine: run `graphcomm advise --calibrate` at the rank "
+        "counts to advise for (or give --calibration FILE)",
+        path));
+  Calibration c;
+  collectively(comm.get(), [&] { c = parse(path, text); });
+  return c;
+}
+
+void add_samples(const Comm& comm, const std::string& path, const std::string& name,
+                 const std::vector<Sample>& samples) {
+  bool exists = false;
+  const std::string text = read_on_root(comm, path, exists);
+  Calibration c{name, {}};
+  if (exists) collectively(comm.get(), [&] { c = parse(path, text); });
+  std::erase_if(c.samples, [&](const Sample& old) {
+    return std::any_of(samples.begin(), samples.end(),
+                       [&](const Sample& s) { return same_run(old, s); });
+  });
+  c.samples.insert(c.samples.end(), samples.begin(), samples.end());
+  nlohmann::json doc = {
+      {"schema_version", kFileSchema}, {"name", c.name}, {"samples", nlohmann::json::array()}};
+  for (const Sample& s : c.samples) doc["samples"].push_back(to_json(s));
+  if (comm.rank() == 0) {
+    std::error_code ignored;
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ignored);
+  }
+  write_json_on_root(comm, path, doc);
+}
+
+const std::vector<std::string>& default_calibration_inputs() {
+  // Sparse and dense process graphs, few and many BFS levels, small and
+  // large cuts: what the five terms need to be told apart.
+  static const std::vector<std::string> inputs = {"rmat:10",  "rmat:12",  "rmat:14",   "rmat:15",
+                                                  "er:16384", "er:65536", "rgg:16384", "rgg:65536",
+                                                  "grid:32",  "grid:64"};
+  return inputs;
+}
+
+std::vector<Sample> measure(const Comm& comm, const CalibrationOptions& o) {
+  std::vector<Sample> out;
+  const std::vector<std::string>& inputs =
+      o.inputs.empty() ? default_calibration_inputs() : o.inputs;
+  for (const std::string& input : inputs) {
+    LoadOptions lo;
+    lo.seed = o.seed;
+    const LoadedGraph loaded = load_graph(comm, input, lo);
+    const bool bfs = std::find(o.kernels.begin(), o.kernels.end(), "bfs") != o.kernels.end();
+    const Features f = compute_features(comm, loaded.graph, 0, bfs, o.seed);
+    for (const std::string& kernel : o.kernels) {
+      if (kernel == "match") measure_match(comm, loaded.graph, f, input, o.repeats, out);
+      if (kernel == "bfs") measure_bfs(comm, loaded.graph, f, input, o, out);
+    }
+  }
+  return out;
+}
+
+std::map<std::string, Coefficients> fit_configurations(const Calibration& c,
+                                                       const std::string& kernel) {
+  std::map<std::string, std::vector<Observation>> by_configuration;
+  for (const Sample& s : c.samples)
+    if (s.kernel == kernel && s.seconds > 0)
+      by_configuration[s.configuration].push_back({term_counts(kernel, s.features), s.seconds});
+  std::map<std::string, Coefficients> out;
+  for (const auto& [configuration, observations] : by_configuration)
+    out[configuration] = fit(observations);
+  return out;
+}
+
+nlohmann::json to_json(const Sample& s) {
+  return {{"kernel", s.kernel},
+          {"configuration", s.configuration},
+          {"input", s.input},
+          {"features", to_json(s.features)},
+          {"seconds", s.seconds}};
+}
+
+}  // namespace gc::advise

@@ -1,0 +1,67 @@
+// Calibration of the cost model (advise/cost_model.hpp): runs of every
+// configuration of a kernel on a few inputs, each stored as the input's
+// features and the measured time, in one JSON file per machine (or simulated
+// platform). `graphcomm advise --calibrate` measures and appends; the costs
+// are fitted from the file whenever advice is asked, so samples added at
+// other rank counts (or by graphcomm-lab from stored runs) refine the fit.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "advise/cost_model.hpp"
+#include "advise/features.hpp"
+#include "core/mpi.hpp"
+
+namespace gc::advise {
+
+struct Sample {
+  std::string kernel;         // "match" or "bfs"
+  std::string configuration;  // "ld/ncl", "top-down/nsr-agg", "replicated", ...
+  std::string input;          // the graph's spec
+  Features features;          // at the rank count of the run (parts = ranks)
+  double seconds = 0;         // median time of one matching or one search
+};
+
+struct Calibration {
+  std::string name;  // the machine or platform it describes
+  std::vector<Sample> samples;
+};
+
+// The file used when --calibration is not given: $GRAPHCOMM_CALIBRATION, else
+// $XDG_DATA_HOME (or ~/.local/share)/graphcomm/calibration-NAME.json, NAME the
+// platform, else this build's MPI flavour and the host's name.
+std::string default_calibration_path(const std::string& platform);
+std::string default_calibration_name(const std::string& platform);
+
+// Collective: rank 0 reads the file, every rank gets it; a missing or bad
+// file is an error on every rank that says how to make one.
+Calibration load_calibration(const Comm& comm, const std::string& path);
+// Collective: read the file if it exists (else start `name`), replace the
+// samples of the same kernel, configuration, input and rank count with
+// `samples`, write it back atomically.
+void add_samples(const Comm& comm, const std::string& path, const std::string& name,
+                 const std::vector<Sample>& samples);
+
+struct CalibrationOptions {
+  std::vector<std::string> kernels = {"match", "bfs"};
+  std::vector<std::string> inputs;  // graph specs; empty: default_calibration_inputs()
+  int repeats = 3;                  // matchings per configuration; BFS: searches = 4 x repeats
+  std::uint64_t seed = 1;
+};
+const std::vector<std::string>& default_calibration_inputs();
+
+// Collective: runs every configuration of every kernel on every input at
+// this communicator's size; progress on rank 0.
+std::vector<Sample> measure(const Comm& comm, const CalibrationOptions& options);
+
+// The configurations of `kernel` in the calibration, each with its fitted costs.
+std::map<std::string, Coefficients> fit_configurations(const Calibration& c,
+                                                       const std::string& kernel);
+
+nlohmann::json to_json(const Sample& s);
+
+}  // namespace gc::advise

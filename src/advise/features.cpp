@@ -1,0 +1,71 @@
+#include "advise/features.hpp"
+
+#include <algorithm>
+
+#include "graph/distribution.hpp"
+#include "graph/stats.hpp"
+#include "kernels/bfs/bfs.hpp"
+#include "kernels/bfs/graph500.hpp"
+
+namespace gc::advise {
+
+namespace {
+
+// Levels of one top-down search over nsr-agg from the first Graph500 key.
+double bfs_depth(const Comm& comm, const DistGraph& g, std::uint64_t seed) {
+  const std::vector<vid_t> keys = bfs::choose_keys(comm, g, 1, seed);
+  if (keys.empty()) return 0;
+  const bfs::BfsGraph bg(comm, g);
+  bfs::Bfs engine(comm, bg, bfs::Algorithm::top_down, "nsr-agg");
+  const bfs::SearchResult s = engine.search(keys.front(), false);
+  std::int32_t deepest = 0;
+  for (std::int32_t l : s.level) deepest = std::max(deepest, l);
+  return static_cast<double>(max_over_ranks(comm, deepest)) + 1;
+}
+
+}  // namespace
+
+Features compute_features(const Comm& comm, const DistGraph& g, int parts, bool bfs_levels,
+                          std::uint64_t seed) {
+  Features f;
+  f.parts = parts > 0 ? parts : comm.size();
+  f.vertices = g.global_vertex_count();
+  f.edges = g.global_edge_count();
+  const Distribution cut = Distribution::block(g.global_vertex_count(), f.parts);
+  const GraphStats s = compute_stats(comm, g, parts > 0 ? &cut : nullptr);
+  for (const RankFigures& r : s.ranks) {
+    f.edges_max = std::max(f.edges_max, static_cast<double>(r.edges));
+    f.cut_max = std::max(f.cut_max, static_cast<double>(r.cut_edges));
+  }
+  f.cut_total = static_cast<double>(s.cut_edges);
+  f.degree_max = s.process_degree.max;
+  f.degree_avg = s.process_degree.avg;
+  f.degree_sigma = s.process_degree.stddev;
+  if (bfs_levels) f.levels = bfs_depth(comm, g, seed);
+  return f;
+}
+
+nlohmann::json to_json(const Features& f) {
+  return {
+      {"parts", f.parts},           {"vertices", f.vertices},     {"edges", f.edges},
+      {"edges_max", f.edges_max},   {"cut_max", f.cut_max},       {"cut_total", f.cut_total},
+      {"degree_max", f.degree_max}, {"degree_avg", f.degree_avg}, {"degree_sigma", f.degree_sigma},
+      {"levels", f.levels}};
+}
+
+Features features_from_json(const nlohmann::json& j) {
+  Features f;
+  f.parts = j.at("parts").get<int>();
+  f.vertices = j.at("vertices").get<std::uint64_t>();
+  f.edges = j.at("edges").get<std::uint64_t>();
+  f.edges_max = j.at("edges_max").get<double>();
+  f.cut_max = j.at("cut_max").get<double>();
+  f.cut_total = j.at("cut_total").get<double>();
+  f.degree_max = j.at("degree_max").get<double>();
+  f.degree_avg = j.at("degree_avg").get<double>();
+  f.degree_sigma = j.at("degree_sigma").get<double>();
+  f.levels = j.at("levels").get<double>();
+  return f;
+}
+
+}  // namespace gc::advise

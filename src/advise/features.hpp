@@ -1,0 +1,43 @@
+// What the cost model (advise/cost_model.hpp) knows of an input: figures of
+// the graph cut into P parts, as P ranks would hold it, computed on however
+// many ranks run advise (graph/stats.hpp's part figures; the matching study's
+// Tables III-VI name them), and for BFS the depth of one search. Nothing here
+// runs a kernel over a communication model but that one search.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/mpi.hpp"
+#include "graph/dist_graph.hpp"
+
+namespace gc::advise {
+
+struct Features {
+  int parts = 0;               // P, the rank count advised for
+  std::uint64_t vertices = 0;  // |V|
+  std::uint64_t edges = 0;     // |E|, undirected
+  double edges_max = 0;        // adjacency entries of the busiest part (its scan)
+  double cut_max = 0;          // cut edges of the part with the most
+  double cut_total = 0;        // cut edges of the whole cut, each once
+  double degree_max = 0;       // process graph: d_max
+  double degree_avg = 0;       // d_avg
+  double degree_sigma = 0;     // sigma_d
+  double levels = 0;           // BFS levels from the first Graph500 key (0: not asked)
+  double dense() const { return parts > 1 ? degree_avg / (parts - 1) : 0; }  // d_avg of P-1
+};
+
+// Collective. `parts` 0: the ranks as they hold g (its own distribution,
+// reordered or partitioned), else g's ids cut into `parts` blocks. `bfs_levels`: also run one
+// top-down search (the Graph500 reference's design, nsr-agg) from the first search key of `seed`,
+// for its depth.
+Features compute_features(const Comm& comm, const DistGraph& g, int parts, bool bfs_levels,
+                          std::uint64_t seed = 1);
+
+nlohmann::json to_json(const Features& f);
+Features features_from_json(const nlohmann::json& j);
+
+}  // namespace gc::advise

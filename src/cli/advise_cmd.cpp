@@ -1,0 +1,135 @@
+// graphcomm advise: which configuration (algorithm and communication model)
+// to run a kernel with, for an input at a rank count, from the cost model of
+// advise/ fitted on this machine's (or a simulated platform's) calibration.
+// It reads the input once and runs no kernel but one BFS search for the depth.
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "advise/advice.hpp"
+#include "advise/calibration.hpp"
+#include "cli/commands.hpp"
+#include "cli/harness.hpp"
+#include "core/error.hpp"
+#include "core/output.hpp"
+#include "core/table.hpp"
+
+namespace gc::cli {
+
+namespace {
+
+struct AdviseOptions {
+  GraphOptions graph;
+  std::string kernel = "match", platform, calibration, json;
+  int ranks = 0;
+  bool calibrate = false;
+  std::vector<std::string> calibration_inputs;
+  int repeats = 3;
+};
+
+// Per configuration, what the fit is made of: samples and leave-one-out error.
+void print_fit(const Comm& comm, const advise::Calibration& c, const std::string& kernel) {
+  if (comm.rank() != 0) return;
+  const Table table({{"configuration", "<32"},
+                     {"samples", ">8"},
+                     {"loo_median", ">11"},
+                     {"loo_max", ">9"},
+                     {"s/edge", ">10.3g"},
+                     {"s/cut_edge", ">11.3g"},
+                     {"s/nbr_round", ">12.3g"},
+                     {"s/round", ">10.3g"},
+                     {"s/bit", ">10.3g"}});
+  std::string out = fmt::format("{} costs fitted from calibration {}:\n", kernel, c.name);
+  out += table.header();
+  for (const auto& [name, k] : advise::fit_configurations(c, kernel))
+    out += table.row(name, k.samples, fmt::format("{:.0f}%", 100 * k.median_error),
+                     fmt::format("{:.0f}%", 100 * k.max_error), k.cost[0], k.cost[1], k.cost[2],
+                     k.cost[3], k.cost[4]);
+  std::fputs((out + "\n").c_str(), stdout);
+  std::fflush(stdout);
+}
+
+void run_advise(const Comm& comm, const Invocation& inv, const AdviseOptions& o) {
+  if (!o.calibrate && o.graph.spec.empty())
+    fail_everywhere("give --graph SPEC to advise for, or --calibrate");
+  const std::string path =
+      o.calibration.empty() ? advise::default_calibration_path(o.platform) : o.calibration;
+  const std::vector<std::string> kernels = o.kernel == "all"
+                                               ? std::vector<std::string>{"match", "bfs"}
+                                               : std::vector<std::string>{o.kernel};
+  if (o.calibrate) {
+    advise::CalibrationOptions co;
+    co.kernels = kernels;
+    co.inputs = o.calibration_inputs;
+    co.repeats = o.repeats;
+    co.seed = o.graph.seed;
+    const std::vector<advise::Sample> samples = advise::measure(comm, co);
+    advise::add_samples(comm, path, advise::default_calibration_name(o.platform), samples);
+    if (comm.rank() == 0)
+      std::printf("calibration: %zu samples at %d ranks added to %s\n\n", samples.size(),
+                  comm.size(), path.c_str());
+  }
+  const advise::Calibration c = advise::load_calibration(comm, path);
+  if (o.graph.spec.empty()) {
+    for (const std::string& k : kernels) print_fit(comm, c, k);
+    return;
+  }
+  const LoadedGraph loaded = load_graph(comm, o.graph.spec, o.graph.load_options());
+  const int parts = o.ranks > 0 ? o.ranks : comm.size();
+  nlohmann::json advice = nlohmann::json::array();
+  for (const std::string& k : kernels) {
+    Progress::say(comm, "features of {} cut into {} parts", o.graph.spec, parts);
+    const advise::Features f =
+        advise::compute_features(comm, loaded.graph, parts, k == "bfs", o.graph.seed);
+    const advise::Advice a = advise::advise(c, k, f);
+    if (comm.rank() == 0) std::fputs(advise::format_advice(a).c_str(), stdout);
+    advice.push_back(advise::to_json(a));
+  }
+  write_results(comm, inv, "advise", o.json, [&] {
+    return nlohmann::json{
+        {"input", loaded.description}, {"calibration_file", path}, {"advice", advice}};
+  });
+}
+
+}  // namespace
+
+void add_advise_command(CLI::App& app, Runner& run) {
+  static AdviseOptions o;
+  CLI::App* cmd = app.add_subcommand(
+      "advise",
+      "Which algorithm and communication model for this graph at this rank count: predicted "
+      "time of each from a cost model fitted on calibration runs (docs/advise.md)");
+  cmd->fallthrough();
+  add_graph_options(*cmd, o.graph);
+  cmd->get_option("--graph")->required(false);
+  cmd->add_option("--kernel", o.kernel, "Kernel to advise for: match, bfs or all")
+      ->check(CLI::IsMember({"match", "bfs", "all"}))
+      ->capture_default_str();
+  cmd->add_option("--ranks,--np", o.ranks,
+                  "Rank count to advise for (default: the ranks running advise); the graph is "
+                  "cut into that many parts, however few ranks compute it")
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--platform", o.platform,
+                  "Advise for a simulated platform (scripts/simulate's): its calibration, made "
+                  "by `scripts/simulate --platform NAME graphcomm advise --calibrate --platform "
+                  "NAME`");
+  cmd->add_option("--calibration", o.calibration,
+                  "Calibration file (default: $GRAPHCOMM_CALIBRATION, else "
+                  "~/.local/share/graphcomm/calibration-NAME.json)");
+  cmd->add_flag("--calibrate", o.calibrate,
+                "Run every configuration on the calibration inputs at this rank count and add "
+                "the times to the calibration file");
+  cmd->add_option(
+         "--calibration-inputs", o.calibration_inputs,
+         "Graphs to calibrate on, comma-separated (default: rmat:10,12,14,15, er:16384 and "
+         "65536, rgg:16384 and 65536, grid:32 and 64)")
+      ->delimiter(',');
+  cmd->add_option("--repeats", o.repeats, "Calibration: runs per configuration (median)")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  cmd->add_option("--json", o.json, "Write the advice as JSON (docs/json-schema.md)");
+  cmd->callback(
+      [&run] { run = [](const Comm& comm, const Invocation& inv) { run_advise(comm, inv, o); }; });
+}
+
+}  // namespace gc::cli

@@ -1,0 +1,34 @@
+#include "cli/auto_model.hpp"
+
+#include <cstdio>
+
+#include "advise/advice.hpp"
+#include "advise/calibration.hpp"
+#include "core/output.hpp"
+
+namespace gc::cli {
+
+AutoChoice choose_configuration(const Comm& comm, const DistGraph& g, const std::string& kernel,
+                                const std::vector<std::string>& available,
+                                const std::string& calibration, std::uint64_t seed) {
+  const std::string path = calibration.empty() ? advise::default_calibration_path("") : calibration;
+  const advise::Calibration c = advise::load_calibration(comm, path);
+  Progress::say(comm, "--model auto: the input's features at {} ranks", comm.size());
+  const advise::Features f = advise::compute_features(comm, g, 0, kernel == "bfs", seed);
+  const advise::Advice a = advise::advise(c, kernel, f, available);
+  if (comm.rank() == 0) {
+    std::printf("model auto: %s\n", advise::choice_line(a).c_str());
+    std::fflush(stdout);
+  }
+  nlohmann::json doc = advise::to_json(a);
+  doc["calibration_file"] = path;
+  return {a.ranked.front().configuration, doc};
+}
+
+void add_calibration_option(CLI::App& app, std::string& path) {
+  app.add_option("--calibration", path,
+                 "--model auto: the calibration file of graphcomm advise (default: "
+                 "$GRAPHCOMM_CALIBRATION, else ~/.local/share/graphcomm/calibration-NAME.json)");
+}
+
+}  // namespace gc::cli
