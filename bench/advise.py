@@ -12,7 +12,12 @@ Then, per case (input, ranks, kernel):
   - chosen/best: the chosen configuration's measured time over the fastest's;
   - hit: chosen/best <= 1.10 (the issue's target: in at least 90% of cases);
   - never worse than the worst configuration;
-  - the model's error: median |predicted/measured - 1| over the configurations.
+  - the model's error: median |predicted/measured - 1| over the configurations;
+  - beside it, what measuring instead of predicting gets on this machine
+    (with --repeat 3 or more): the fastest configuration of the first
+    repetition, judged on the median of the others. On a noisy machine where
+    several configurations tie, even that misses the 10% now and then: it is
+    the ceiling the model is measured against.
 
 Prints the cases and the summary; writes everything as JSON (--out).
 
@@ -53,6 +58,17 @@ def measured_times(docs, kernel):
                 name, seconds = run["configuration"], run["time"]["median"]
             times.setdefault(name, []).append(seconds)
     return {name: median(v) for name, v in times.items()}
+
+
+def measure_once(docs, kernel):
+    """The fastest configuration of the first repetition over the best of
+    the others' medians, measured on those others (None under 3 repetitions)."""
+    if len(docs) < 3:
+        return None
+    first = measured_times(docs[:1], kernel)
+    rest = measured_times(docs[1:], kernel)
+    pick = min(first, key=first.get)
+    return rest[pick] / min(rest.values())
 
 
 def judge_case(advice, measured):
@@ -100,7 +116,8 @@ def main():
             advice = {a["kernel"]: a for a in docs[0][0]["advice"]}
             for k, kernel in enumerate(KERNELS, start=1):
                 case = judge_case(advice[kernel], measured_times([d[k] for d in docs], kernel))
-                case.update(input=os.path.basename(inp), ranks=ranks, kernel=kernel)
+                case.update(input=os.path.basename(inp), ranks=ranks, kernel=kernel,
+                            measured_once_over_best=measure_once([d[k] for d in docs], kernel))
                 cases.append(case)
                 print(f"{case['input']:<32} {ranks:>2} {kernel:<6} chose {case['chosen']:<30} "
                       f"{case['chosen_over_best']:5.2f}x best ({case['best']}), worst "
@@ -108,12 +125,19 @@ def main():
                       flush=True)
     hits = sum(c["hit"] for c in cases)
     worse = [c for c in cases if c["worse_than_worst"]]
+    once = [c["measured_once_over_best"] for c in cases if c["measured_once_over_best"]]
+    once_hits = sum(r <= TARGET for r in once)
     summary = {"cases": len(cases), "hits": hits, "hit_rate": hits / len(cases),
                "target_hit_rate": 0.9, "worse_than_worst": len(worse),
-               "median_model_error": median([c["median_error"] for c in cases])}
+               "median_model_error": median([c["median_error"] for c in cases]),
+               "measured_once_hits": once_hits if once else None,
+               "measured_once_hit_rate": once_hits / len(once) if once else None}
     print(f"\nchosen within {TARGET - 1:.0%} of the best in {hits} of {len(cases)} cases "
           f"({summary['hit_rate']:.0%}; target 90%); worse than the worst in {len(worse)}; "
           f"median model error {summary['median_model_error']:.0%}")
+    if once:
+        print(f"measuring every configuration once instead: within {TARGET - 1:.0%} in "
+              f"{once_hits} of {len(once)} ({once_hits / len(once):.0%})")
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump({"calibration": args.calibration, "repeat": args.repeat, "roots": args.roots,

@@ -1,9 +1,10 @@
 """The figures of a stored run, as (part, metrics) rows. A kernel's JSON holds
-one entry per model/algorithm (`runs`), per message size (`sizes`, nbr) or
-per engine (`engines`, mq); each entry is a part, its scalars the metrics.
+one entry per model/algorithm (`runs`), per message size (`sizes`, nbr),
+per engine (`engines`, mq) or per kernel advised for (`advice`, advise); each
+entry is a part, its scalars the metrics.
 A document without such a list is one part, "", of its flattened scalars."""
 
-PART_LISTS = ("runs", "sizes", "engines")
+PART_LISTS = ("runs", "sizes", "engines", "advice")
 
 
 class PlotError(Exception):
@@ -56,6 +57,8 @@ def run_values(run, metric=None):
 def part_label(list_name, entry):
     if list_name == "sizes":
         return f"{entry.get('bytes')} B"
+    if list_name == "advice":
+        return str(entry.get("kernel"))
     if "configuration" in entry:
         return str(entry["configuration"])
     keys = ("algorithm", "model", "method", "engine")

@@ -94,7 +94,7 @@ Advice advise(const Calibration& c, const std::string& kernel, const Features& f
   a.calibrated_ranks.erase(std::unique(a.calibrated_ranks.begin(), a.calibrated_ranks.end()),
                            a.calibrated_ranks.end());
   const std::array<double, kTerms> counts = term_counts(kernel, f);
-  for (const auto& [configuration, costs] : fit_configurations(c, kernel)) {
+  for (const auto& [configuration, costs] : fit_configurations(c, kernel, f.parts)) {
     if (!available.empty() &&
         std::find(available.begin(), available.end(), configuration) == available.end())
       continue;

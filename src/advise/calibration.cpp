@@ -193,10 +193,13 @@ std::vector<Sample> measure(const Comm& comm, const CalibrationOptions& o) {
 }
 
 std::map<std::string, Coefficients> fit_configurations(const Calibration& c,
-                                                       const std::string& kernel) {
+                                                       const std::string& kernel, int parts) {
+  const bool at_parts = std::any_of(c.samples.begin(), c.samples.end(), [&](const Sample& s) {
+    return s.kernel == kernel && s.features.parts == parts;
+  });
   std::map<std::string, std::vector<Observation>> by_configuration;
   for (const Sample& s : c.samples)
-    if (s.kernel == kernel && s.seconds > 0)
+    if (s.kernel == kernel && s.seconds > 0 && (!at_parts || s.features.parts == parts))
       by_configuration[s.configuration].push_back({term_counts(kernel, s.features), s.seconds});
   std::map<std::string, Coefficients> out;
   for (const auto& [configuration, observations] : by_configuration)

@@ -58,9 +58,12 @@ const std::vector<std::string>& default_calibration_inputs();
 // this communicator's size; progress on rank 0.
 std::vector<Sample> measure(const Comm& comm, const CalibrationOptions& options);
 
-// The configurations of `kernel` in the calibration, each with its fitted costs.
+// The configurations of `kernel` in the calibration, each with its fitted
+// costs: from the samples at `parts` ranks when there are some (a machine
+// oversubscribed at 4 ranks is not the machine at 2 scaled), else from every
+// sample (extrapolation). parts 0: every sample.
 std::map<std::string, Coefficients> fit_configurations(const Calibration& c,
-                                                       const std::string& kernel);
+                                                       const std::string& kernel, int parts = 0);
 
 nlohmann::json to_json(const Sample& s);
 

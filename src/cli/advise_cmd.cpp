@@ -28,7 +28,8 @@ struct AdviseOptions {
 };
 
 // Per configuration, what the fit is made of: samples and leave-one-out error.
-void print_fit(const Comm& comm, const advise::Calibration& c, const std::string& kernel) {
+void print_fit(const Comm& comm, const advise::Calibration& c, const std::string& kernel,
+               int parts) {
   if (comm.rank() != 0) return;
   const Table table({{"configuration", "<32"},
                      {"samples", ">8"},
@@ -39,9 +40,10 @@ void print_fit(const Comm& comm, const advise::Calibration& c, const std::string
                      {"s/nbr_round", ">12.3g"},
                      {"s/round", ">10.3g"},
                      {"s/bit", ">10.3g"}});
-  std::string out = fmt::format("{} costs fitted from calibration {}:\n", kernel, c.name);
+  std::string out =
+      fmt::format("{} costs fitted from calibration {} at {} ranks:\n", kernel, c.name, parts);
   out += table.header();
-  for (const auto& [name, k] : advise::fit_configurations(c, kernel))
+  for (const auto& [name, k] : advise::fit_configurations(c, kernel, parts))
     out += table.row(name, k.samples, fmt::format("{:.0f}%", 100 * k.median_error),
                      fmt::format("{:.0f}%", 100 * k.max_error), k.cost[0], k.cost[1], k.cost[2],
                      k.cost[3], k.cost[4]);
@@ -50,8 +52,6 @@ void print_fit(const Comm& comm, const advise::Calibration& c, const std::string
 }
 
 void run_advise(const Comm& comm, const Invocation& inv, const AdviseOptions& o) {
-  if (!o.calibrate && o.graph.spec.empty())
-    fail_everywhere("give --graph SPEC to advise for, or --calibrate");
   const std::string path =
       o.calibration.empty() ? advise::default_calibration_path(o.platform) : o.calibration;
   const std::vector<std::string> kernels = o.kernel == "all"
@@ -71,7 +71,7 @@ void run_advise(const Comm& comm, const Invocation& inv, const AdviseOptions& o)
   }
   const advise::Calibration c = advise::load_calibration(comm, path);
   if (o.graph.spec.empty()) {
-    for (const std::string& k : kernels) print_fit(comm, c, k);
+    for (const std::string& k : kernels) print_fit(comm, c, k, o.ranks > 0 ? o.ranks : comm.size());
     return;
   }
   const LoadedGraph loaded = load_graph(comm, o.graph.spec, o.graph.load_options());

@@ -23,6 +23,7 @@ struct MatchOptions {
   GraphOptions graph;
   std::string model = "all";
   std::string algorithm = "ld";
+  bool algorithm_given = false;  // --model auto picks the algorithm too unless given
   bool check = false, profile = false;
   std::uint64_t round_messages = Neighborhood::kDefaultRoundMessages;
   std::string json, comm_matrix, mates, calibration;
@@ -178,7 +179,9 @@ void run_match(const Comm& comm, const Invocation& inv, const MatchOptions& mo) 
                                         ? exchange_models()
                                         : std::vector<std::string>{mo.model};
   std::vector<std::string> algorithms =
-      mo.algorithm == "all" ? match::matching_algorithms() : std::vector<std::string>{mo.algorithm};
+      mo.algorithm == "all" || (mo.model == "auto" && !mo.algorithm_given)
+          ? match::matching_algorithms()
+          : std::vector<std::string>{mo.algorithm};
   nlohmann::json auto_advice;
   if (mo.model == "auto") {  // advise/ picks one algorithm/model of these
     std::vector<std::string> names;
@@ -238,11 +241,12 @@ void add_match_command(CLI::App& app, Runner& run) {
       "for --algorithm; with --algorithm all, the algorithm too)",
       fmt::join(exchange_models(), ", "));
   cmd->add_option("--model", mo.model, model_help)->check(model_validator())->capture_default_str();
-  cmd->add_option("--algorithm", mo.algorithm,
-                  "Algorithm: ld (locally dominant), suitor or all; every one gives the serial "
-                  "greedy matching")
-      ->check(algorithm_validator())
-      ->capture_default_str();
+  CLI::Option* algorithm =
+      cmd->add_option("--algorithm", mo.algorithm,
+                      "Algorithm: ld (locally dominant), suitor or all; every one gives the serial "
+                      "greedy matching")
+          ->check(algorithm_validator())
+          ->capture_default_str();
   add_round_messages_option(*cmd, mo.round_messages);
   add_calibration_option(*cmd, mo.calibration);
   cmd->add_flag("--check", mo.check,
@@ -255,8 +259,10 @@ void add_match_command(CLI::App& app, Runner& run) {
   cmd->add_option("--mates", mo.mates,
                   "Write the matching: one 'u v' line per matched edge, 0-based (1-based "
                   "files: their ids minus one); with several runs, the first's (all agree)");
-  cmd->callback(
-      [&run] { run = [](const Comm& comm, const Invocation& inv) { run_match(comm, inv, mo); }; });
+  cmd->callback([&run, algorithm] {
+    mo.algorithm_given = algorithm->count() > 0;
+    run = [](const Comm& comm, const Invocation& inv) { run_match(comm, inv, mo); };
+  });
 }
 
 }  // namespace gc::cli

@@ -359,6 +359,26 @@ def spec_and_option_cases(b):
                         ["match", "--graph", "rgg:10", "--algorithm", "greedy"],
                         "^" + literal("--algorithm: unknown matching algorithm 'greedy' "
                                       "(ld, suitor or all)") + "$"))
+    missing = b.path("no-such-calibration.json")
+    b.cases.append(Case("advise/missing-calibration",
+                        ["advise", "--graph", "rgg:10", "--calibration", missing],
+                        "^" + literal(f"{missing}: no calibration for this machine: run "
+                                      "`graphcomm advise --calibrate`")))
+    b.cases.append(Case("match/auto-without-calibration",
+                        ["match", "--graph", "rgg:10", "--model", "auto", "--calibration", missing],
+                        "^" + literal(f"{missing}: no calibration for this machine")))
+    bad = write(b.path("bad-calibration.json"), "{not json")
+    b.cases.append(Case("advise/bad-calibration",
+                        ["advise", "--graph", "rgg:10", "--calibration", bad],
+                        "^" + literal(f"{bad}: not a graphcomm calibration file")))
+    empty = write(b.path("empty-calibration.json"),
+                  '{"schema_version": 1, "name": "empty", "samples": []}')
+    b.cases.append(Case("bfs/auto-no-samples",
+                        ["bfs", "--graph", "rgg:10", "--model", "auto", "--calibration", empty],
+                        "^" + literal("calibration empty: no bfs sample of a configuration this "
+                                      "build runs")))
+    b.cases.append(Case("advise/unknown-kernel", ["advise", "--graph", "rgg:10", "--kernel", "sssp"],
+                        literal("--kernel: sssp not in")))
 
 
 def positive_cases(b):

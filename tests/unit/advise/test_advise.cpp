@@ -1,0 +1,133 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+#include <vector>
+
+#include "advise/cost_model.hpp"
+#include "advise/features.hpp"
+#include "graph/spec.hpp"
+
+namespace gc::advise {
+namespace {
+
+using Counts = std::array<double, kTerms>;
+
+// Observations whose times are exactly costs . counts, counts varied so that
+// every term is told apart (no two columns proportional).
+std::vector<Observation> exact(const Counts& costs) {
+  std::vector<Observation> obs;
+  for (int i = 1; i <= 12; ++i) {
+    Observation o;
+    o.counts = {1e5 * i, 3e4 * (13 - i), 10.0 * (i % 5 + 1), 3.0 + (i * 7) % 11,
+                1e6 * ((i * 3) % 7 + 1)};
+    for (std::size_t k = 0; k < kTerms; ++k) o.seconds += costs[k] * o.counts[k];
+    obs.push_back(o);
+  }
+  return obs;
+}
+
+TEST(CostModel, RecoversExactCosts) {
+  const Counts costs = {2e-8, 0, 5e-6, 0, 1e-10};
+  const Coefficients c = fit(exact(costs));
+  for (std::size_t k = 0; k < kTerms; ++k)
+    EXPECT_NEAR(c.cost[k], costs[k], 1e-6 * (costs[k] + 1e-12)) << term_name(static_cast<Term>(k));
+  EXPECT_EQ(c.samples, 12u);
+  EXPECT_LT(c.max_error, 1e-6);  // leave-one-out on exact data
+}
+
+TEST(CostModel, CostsNeverNegative) {
+  // Time falls as the message count grows: least squares alone would give the
+  // message term a negative cost.
+  std::vector<Observation> obs = exact({1e-8, 0, 0, 0, 0});
+  for (Observation& o : obs) o.seconds = std::max(1e-9, o.seconds - 1e-9 * o.counts[1]);
+  const Coefficients c = fit(obs);
+  for (double v : c.cost) EXPECT_GE(v, 0);
+  EXPECT_GT(c.cost[0], 0);
+}
+
+TEST(CostModel, AbsentTermCostsNothing) {
+  std::vector<Observation> obs = exact({1e-8, 2e-8, 0, 0, 0});
+  for (Observation& o : obs) o.counts[4] = 0;
+  EXPECT_EQ(fit(obs).cost[4], 0);
+}
+
+TEST(CostModel, LeaveOneOutSeesNoise) {
+  std::vector<Observation> obs = exact({1e-8, 0, 0, 0, 0});
+  obs[3].seconds *= 2;  // one run twice as slow
+  const Coefficients c = fit(obs);
+  EXPECT_GT(c.max_error, 0.4);
+  EXPECT_LT(c.median_error, 0.2);
+}
+
+TEST(CostModel, PredictionIsTheSumOfItsTerms) {
+  Coefficients c;
+  c.cost = {1, 2, 3, 4, 5};
+  const Prediction p = predict(c, {1, 1, 1, 1, 2});
+  EXPECT_DOUBLE_EQ(p.seconds, 1 + 2 + 3 + 4 + 10);
+  EXPECT_DOUBLE_EQ(p.term_seconds[4], 10);
+}
+
+TEST(CostModel, TermsOfEachKernel) {
+  Features f;
+  f.parts = 8;
+  f.vertices = 1000;
+  f.edges_max = 500;
+  f.cut_max = 40;
+  f.degree_max = 7;
+  f.levels = 6;
+  const Counts m = term_counts("match", f), b = term_counts("bfs", f);
+  EXPECT_EQ(m, (Counts{500, 40, 7, 4, 0}));  // one round, 1 + log2 8 steps
+  EXPECT_EQ(b, (Counts{500, 40, 42, 24, 6000}));
+}
+
+// The features of a generated graph, counted here from its edges.
+TEST(Features, OfPartsCountedIndependently) {
+  const Comm comm = Comm::world();
+  const LoadedGraph loaded = load_graph(comm, "rmat:9", LoadOptions{});
+  const DistGraph& g = loaded.graph;
+  const int parts = 5;
+  const Features f = compute_features(comm, g, parts, false);
+  // Every rank gathers all edges (u < v, each once) and counts itself.
+  std::vector<std::uint64_t> mine;
+  for (lid_t l = 0; l < g.owned_count(); ++l)
+    for (lid_t t : g.neighbors(l)) {
+      const vid_t u = g.global_id(l), v = g.global_id(t);
+      if (u < v) mine.push_back(u << 32 | v);
+    }
+  const std::vector<std::uint64_t> all = allgatherv(comm, mine);
+  const std::uint64_t n = g.global_vertex_count();
+  auto part = [&](std::uint64_t v) {  // block ranges [floor(p n / P), floor((p+1) n / P))
+    int p = 0;
+    while ((p + 1) * n / parts <= v) ++p;
+    return p;
+  };
+  std::vector<double> edges(parts, 0), cut(parts, 0);
+  std::vector<std::set<int>> neighbours(parts);
+  for (std::uint64_t e : all) {
+    const int a = part(e >> 32), b = part(e & 0xffffffffu);
+    edges[a] += 1;
+    edges[b] += 1;
+    if (a != b) {
+      cut[a] += 1;
+      cut[b] += 1;
+      neighbours[a].insert(b);
+      neighbours[b].insert(a);
+    }
+  }
+  double dmax = 0, dsum = 0;
+  for (const auto& s : neighbours) {
+    dmax = std::max(dmax, static_cast<double>(s.size()));
+    dsum += static_cast<double>(s.size());
+  }
+  EXPECT_EQ(f.parts, parts);
+  EXPECT_EQ(f.edges, all.size());
+  EXPECT_DOUBLE_EQ(f.edges_max, *std::max_element(edges.begin(), edges.end()));
+  EXPECT_DOUBLE_EQ(f.cut_max, *std::max_element(cut.begin(), cut.end()));
+  EXPECT_DOUBLE_EQ(f.degree_max, dmax);
+  EXPECT_DOUBLE_EQ(f.degree_avg, dsum / parts);
+  EXPECT_EQ(f.levels, 0);
+}
+
+}  // namespace
+}  // namespace gc::advise
