@@ -30,7 +30,7 @@ std::string term_phrase(Term t, const std::string& kernel, const Features& f) {
     case Term::round:
       return fmt::format("{} x a synchronization over {} ranks", rounds, f.parts);
     case Term::bitmap:
-      return fmt::format("{} x a {}-bit frontier bitmap", rounds,
+      return fmt::format("{} x a pass over {} vertices", rounds,
                          count(static_cast<double>(f.vertices)));
   }
   return "";

@@ -166,11 +166,11 @@ void add_samples(const Comm& comm, const std::string& path, const std::string& n
 }
 
 const std::vector<std::string>& default_calibration_inputs() {
-  // Sparse and dense process graphs, few and many BFS levels, small and
-  // large cuts: what the five terms need to be told apart.
-  static const std::vector<std::string> inputs = {"rmat:10",  "rmat:12",  "rmat:14",   "rmat:15",
-                                                  "er:16384", "er:65536", "rgg:16384", "rgg:65536",
-                                                  "grid:32",  "grid:64"};
+  // Sparse and dense process graphs, 5 to 510 BFS levels, small and large
+  // cuts: what the five terms need to be told apart.
+  static const std::vector<std::string> inputs = {
+      "rmat:10",   "rmat:12",   "rmat:14", "rmat:15", "er:16384",    "er:65536",
+      "rgg:16384", "rgg:65536", "grid:32", "grid:64", "grid:256,d=2"};
   return inputs;
 }
 

@@ -10,8 +10,9 @@
 //                                          each neighbour rank (ncl, rma, nsr-agg)
 //     + c_round    * R * (1 + log2 P)      per round, a synchronization (allreduce,
 //                                          fence, barrier) of log2 P steps
-//     + c_bitmap   * R * |V|               BFS: per level, the frontier bitmap
-//                                          (replicated, bottom-up steps)
+//     + c_bitmap   * R * |V|               BFS: per level, a pass over the vertices:
+//                                          the frontier bitmap (replicated, bottom-up
+//                                          steps), the level array
 //
 // R is the number of rounds: BFS levels (features.levels); 1 for matching,
 // whose rounds (5-20 on the inputs measured) fold into the per-round costs.

@@ -122,7 +122,7 @@ void add_advise_command(CLI::App& app, Runner& run) {
   cmd->add_option(
          "--calibration-inputs", o.calibration_inputs,
          "Graphs to calibrate on, comma-separated (default: rmat:10,12,14,15, er:16384 and "
-         "65536, rgg:16384 and 65536, grid:32 and 64)")
+         "65536, rgg:16384 and 65536, grid:32 and 64, grid:256,d=2)")
       ->delimiter(',');
   cmd->add_option("--repeats", o.repeats, "Calibration: runs per configuration (median)")
       ->check(CLI::Range(1, 100))
