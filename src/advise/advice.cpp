@@ -29,7 +29,10 @@ std::string term_phrase(Term t, const std::string& kernel, const Features& f) {
       return fmt::format("{} x {} neighbour ranks", rounds, count(f.degree_max));
     case Term::round:
       return fmt::format("{} x a synchronization over {} ranks", rounds, f.parts);
-    case Term::bitmap:
+    case Term::global:
+      if (kernel == "spmm")
+        return fmt::format("gathering all {} nonzeros of A",
+                           count(2.0 * static_cast<double>(f.edges)));
       return fmt::format("{} x a pass over {} vertices", rounds,
                          count(static_cast<double>(f.vertices)));
   }

@@ -18,6 +18,7 @@
 #include "kernels/bfs/bfs.hpp"
 #include "kernels/bfs/graph500.hpp"
 #include "kernels/match/match.hpp"
+#include "kernels/spmm/spmm.hpp"
 
 namespace gc::advise {
 
@@ -108,6 +109,21 @@ void measure_bfs(const Comm& comm, const DistGraph& g, const Features& f, const 
   }
 }
 
+// C = A x A squares the hubs' rows: SpMM is calibrated on the inputs of at
+// most this many edges only.
+constexpr std::uint64_t kSpmmMaxEdges = std::uint64_t{1} << 18;
+
+void measure_spmm(const Comm& comm, const DistGraph& g, const Features& f, const std::string& input,
+                  int repeats, std::vector<Sample>& out) {
+  if (g.global_edge_count() > kSpmmMaxEdges) return;
+  for (const spmm::MethodInfo& m : spmm::method_table()) {
+    const spmm::Result r = spmm::run(comm, g, m.method, repeats, nbr::PlanOptions{});
+    // The gather alone: the multiply is the same work whatever the method.
+    out.push_back({"spmm", m.name, input, f, r.gather_seconds});
+    say_measured(comm, out.back());
+  }
+}
+
 }  // namespace
 
 std::string default_calibration_name(const std::string& platform) {
@@ -187,6 +203,7 @@ std::vector<Sample> measure(const Comm& comm, const CalibrationOptions& o) {
     for (const std::string& kernel : o.kernels) {
       if (kernel == "match") measure_match(comm, loaded.graph, f, input, o.repeats, out);
       if (kernel == "bfs") measure_bfs(comm, loaded.graph, f, input, o, out);
+      if (kernel == "spmm") measure_spmm(comm, loaded.graph, f, input, o.repeats, out);
     }
   }
   return out;

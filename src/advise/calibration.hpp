@@ -19,11 +19,11 @@
 namespace gc::advise {
 
 struct Sample {
-  std::string kernel;         // "match" or "bfs"
-  std::string configuration;  // "ld/ncl", "top-down/nsr-agg", "replicated", ...
+  std::string kernel;         // "match", "bfs" or "spmm"
+  std::string configuration;  // "ld/ncl", "top-down/nsr-agg", "replicated", "neighbor", ...
   std::string input;          // the graph's spec
   Features features;          // at the rank count of the run (parts = ranks)
-  double seconds = 0;         // median time of one matching or one search
+  double seconds = 0;  // median time of one matching or one search; SpMM: its gather, per iteration
 };
 
 struct Calibration {
@@ -47,9 +47,9 @@ void add_samples(const Comm& comm, const std::string& path, const std::string& n
                  const std::vector<Sample>& samples);
 
 struct CalibrationOptions {
-  std::vector<std::string> kernels = {"match", "bfs"};
+  std::vector<std::string> kernels = {"match", "bfs", "spmm"};
   std::vector<std::string> inputs;  // graph specs; empty: default_calibration_inputs()
-  int repeats = 3;                  // matchings per configuration; BFS: searches = 4 x repeats
+  int repeats = 3;  // matchings per configuration; BFS: searches = 4 x repeats; SpMM: iterations
   std::uint64_t seed = 1;
 };
 const std::vector<std::string>& default_calibration_inputs();

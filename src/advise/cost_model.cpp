@@ -16,8 +16,8 @@ const char* term_name(Term t) {
       return "neighbour";
     case Term::round:
       return "round";
-    case Term::bitmap:
-      return "bitmap";
+    case Term::global:
+      return "global";
   }
   return "?";
 }
@@ -26,8 +26,10 @@ std::array<double, kTerms> term_counts(const std::string& kernel, const Features
   const bool bfs = kernel == "bfs";
   const double rounds = bfs ? f.levels : 1.0;
   const double p = std::max(1, f.parts);
-  return {f.edges_max, f.cut_max, rounds * f.degree_max, rounds * (1 + std::log2(p)),
-          bfs ? rounds * static_cast<double>(f.vertices) : 0.0};
+  const double global = bfs                ? rounds * static_cast<double>(f.vertices)
+                        : kernel == "spmm" ? 2.0 * static_cast<double>(f.edges)
+                                           : 0.0;
+  return {f.edges_max, f.cut_max, rounds * f.degree_max, rounds * (1 + std::log2(p)), global};
 }
 
 namespace {

@@ -1,7 +1,7 @@
 // The cost model of graphcomm advise: the time of one run of a kernel
-// (one matching, one BFS search) over one configuration (algorithm and
-// communication model) as a sum of terms, each a count from the input's
-// features (advise/features.hpp) times a cost per unit:
+// (one matching, one BFS search, one SpMM iteration's gather) over one configuration
+// (algorithm and communication model, or SpMM's gather method) as a sum of terms, each a count from
+// the input's features (advise/features.hpp) times a cost per unit:
 //
 //   t = c_scan     * edges_max             edges the busiest rank scans
 //     + c_message  * cut_max               cut edges of the busiest rank: each
@@ -10,12 +10,14 @@
 //                                          each neighbour rank (ncl, rma, nsr-agg)
 //     + c_round    * R * (1 + log2 P)      per round, a synchronization (allreduce,
 //                                          fence, barrier) of log2 P steps
-//     + c_bitmap   * R * |V|               BFS: per level, a pass over the vertices:
-//                                          the frontier bitmap (replicated, bottom-up
-//                                          steps), the level array
+//     + c_global   * G                     a pass over the whole graph on every rank:
+//                                          BFS, R * |V| (per level the frontier bitmap
+//                                          of replicated and bottom-up steps, the level
+//                                          array); SpMM, 2 |E| (allgather gathers A)
 //
 // R is the number of rounds: BFS levels (features.levels); 1 for matching,
-// whose rounds (5-20 on the inputs measured) fold into the per-round costs.
+// whose rounds (5-20 on the inputs measured) fold into the per-round costs,
+// and for SpMM (one gather per iteration).
 // The costs are fitted per configuration (non-negative least squares on the
 // relative error) on calibration runs (advise/calibration.hpp): measured on
 // this machine, or simulated on a platform. docs/advise.md explains each term.
@@ -29,11 +31,11 @@
 
 namespace gc::advise {
 
-enum class Term { scan, message, neighbour, round, bitmap };
+enum class Term { scan, message, neighbour, round, global };
 inline constexpr std::size_t kTerms = 5;
 const char* term_name(Term t);
 
-// The counts of each term for a kernel ("match" or "bfs") on an input.
+// The counts of each term for a kernel ("match", "bfs" or "spmm") on an input.
 std::array<double, kTerms> term_counts(const std::string& kernel, const Features& f);
 
 struct Coefficients {

@@ -39,7 +39,7 @@ void print_fit(const Comm& comm, const advise::Calibration& c, const std::string
                      {"s/cut_edge", ">11.3g"},
                      {"s/nbr_round", ">12.3g"},
                      {"s/round", ">10.3g"},
-                     {"s/bit", ">10.3g"}});
+                     {"s/global", ">10.3g"}});
   std::string out =
       fmt::format("{} costs fitted from calibration {} at {} ranks:\n", kernel, c.name, parts);
   out += table.header();
@@ -55,7 +55,7 @@ void run_advise(const Comm& comm, const Invocation& inv, const AdviseOptions& o)
   const std::string path =
       o.calibration.empty() ? advise::default_calibration_path(o.platform) : o.calibration;
   const std::vector<std::string> kernels = o.kernel == "all"
-                                               ? std::vector<std::string>{"match", "bfs"}
+                                               ? std::vector<std::string>{"match", "bfs", "spmm"}
                                                : std::vector<std::string>{o.kernel};
   if (o.calibrate) {
     advise::CalibrationOptions co;
@@ -102,8 +102,8 @@ void add_advise_command(CLI::App& app, Runner& run) {
   cmd->fallthrough();
   add_graph_options(*cmd, o.graph);
   cmd->get_option("--graph")->required(false);
-  cmd->add_option("--kernel", o.kernel, "Kernel to advise for: match, bfs or all")
-      ->check(CLI::IsMember({"match", "bfs", "all"}))
+  cmd->add_option("--kernel", o.kernel, "Kernel to advise for: match, bfs, spmm or all")
+      ->check(CLI::IsMember({"match", "bfs", "spmm", "all"}))
       ->capture_default_str();
   cmd->add_option("--ranks,--np", o.ranks,
                   "Rank count to advise for (default: the ranks running advise); the graph is "

@@ -10,14 +10,15 @@ namespace gc::cli {
 
 AutoChoice choose_configuration(const Comm& comm, const DistGraph& g, const std::string& kernel,
                                 const std::vector<std::string>& available,
-                                const std::string& calibration, std::uint64_t seed) {
+                                const std::string& calibration, std::uint64_t seed,
+                                const char* option) {
   const std::string path = calibration.empty() ? advise::default_calibration_path("") : calibration;
   const advise::Calibration c = advise::load_calibration(comm, path);
-  Progress::say(comm, "--model auto: the input's features at {} ranks", comm.size());
+  Progress::say(comm, "--{} auto: the input's features at {} ranks", option, comm.size());
   const advise::Features f = advise::compute_features(comm, g, 0, kernel == "bfs", seed);
   const advise::Advice a = advise::advise(c, kernel, f, available);
   if (comm.rank() == 0) {
-    std::printf("model auto: %s\n", advise::choice_line(a).c_str());
+    std::printf("%s auto: %s\n", option, advise::choice_line(a).c_str());
     std::fflush(stdout);
   }
   nlohmann::json doc = advise::to_json(a);

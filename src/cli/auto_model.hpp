@@ -20,10 +20,11 @@ struct AutoChoice {
 };
 
 // Collective. Fails (on every rank) when the calibration is missing or has
-// none of `available`.
+// none of `available`. Prints "OPTION auto: CHOICE (why)" on rank 0.
 AutoChoice choose_configuration(const Comm& comm, const DistGraph& g, const std::string& kernel,
                                 const std::vector<std::string>& available,
-                                const std::string& calibration, std::uint64_t seed);
+                                const std::string& calibration, std::uint64_t seed,
+                                const char* option = "model");
 
 // --calibration FILE for the commands with --model auto.
 void add_calibration_option(CLI::App& app, std::string& path);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "cli/auto_model.hpp"
 #include "cli/commands.hpp"
 #include "cli/harness.hpp"
 #include "core/output.hpp"
@@ -16,7 +17,7 @@ namespace {
 
 struct SpmmOptions {
   GraphOptions graph;
-  std::string method = "all", k = "auto", json;
+  std::string method = "all", k = "auto", json, calibration;
   int iters = 10;
   bool check = false;
 };
@@ -27,11 +28,19 @@ void run_spmm(const Comm& comm, const Invocation& inv, const SpmmOptions& o) {
     po.k = o.k == "2" ? 2 : o.k == "3" ? 3 : o.k == "4" ? 4 : -1;
     if (po.k < 0) fail_everywhere(fmt::format("--k {}: 2, 3, 4 or auto", o.k));
   }
-  std::vector<spmm::Method> methods;
-  for (const spmm::MethodInfo& m : spmm::method_table())
-    if (o.method == "all" || o.method == m.name) methods.push_back(m.method);
   const LoadedGraph loaded = load_graph(comm, o.graph.spec, o.graph.load_options());
   const DistGraph& g = loaded.graph;
+  std::string method = o.method;
+  nlohmann::json auto_advice;
+  if (method == "auto") {
+    const AutoChoice choice = choose_configuration(comm, g, "spmm", names_of(spmm::method_table()),
+                                                   o.calibration, o.graph.seed, "method");
+    method = choice.configuration;
+    auto_advice = choice.advice;
+  }
+  std::vector<spmm::Method> methods;
+  for (const spmm::MethodInfo& m : spmm::method_table())
+    if (method == "all" || method == m.name) methods.push_back(m.method);
   std::string out = fmt::format("spmm C = A x A, A = {} on {} ranks: {} rows, {} nonzeros\n",
                                 loaded.description["spec"].get<std::string>(), comm.size(),
                                 g.global_vertex_count(), 2 * g.global_edge_count());
@@ -64,7 +73,9 @@ void run_spmm(const Comm& comm, const Invocation& inv, const SpmmOptions& o) {
   }
   if (comm.rank() == 0) std::fputs(out.c_str(), stdout);
   write_results(comm, inv, "spmm", o.json, [&] {
-    return nlohmann::json{{"input", loaded.description}, {"iterations", o.iters}, {"runs", runs}};
+    nlohmann::json doc{{"input", loaded.description}, {"iterations", o.iters}, {"runs", runs}};
+    if (!auto_advice.is_null()) doc["auto"] = auto_advice;
+    return doc;
   });
 }
 
@@ -82,9 +93,11 @@ void add_spmm_command(CLI::App& app, Runner& run) {
   static const std::vector<std::string> methods = [] {
     std::vector<std::string> names = names_of(spmm::method_table());
     names.emplace_back("all");
+    names.emplace_back("auto");
     return names;
   }();
-  static const std::string method_help = fmt::format("{}", fmt::join(methods, ", "));
+  static const std::string method_help =
+      fmt::format("{} (auto: the one graphcomm advise ranks first)", fmt::join(methods, ", "));
   cmd->add_option("--method", o.method, method_help)
       ->check(CLI::IsMember(methods))
       ->capture_default_str();
@@ -94,6 +107,7 @@ void add_spmm_command(CLI::App& app, Runner& run) {
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   cmd->add_flag("--check", o.check, "Compare C with a serial product (bitwise)");
+  add_calibration_option(*cmd, o.calibration);
   cmd->add_option("--json", o.json, "Write the results as JSON");
   cmd->callback(
       [&run] { run = [](const Comm& comm, const Invocation& inv) { run_spmm(comm, inv, o); }; });

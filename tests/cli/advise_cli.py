@@ -5,7 +5,8 @@ recount.py, with none of the project's code):
 
   - `advise --calibrate` at each rank count appends one sample per
     configuration of the build (matching: every algorithm over every model;
-    BFS: every algorithm over every model, and replicated) and input at that
+    BFS: every algorithm over every model, and replicated; SpMM: every
+    gather method) and input at that
     rank count to one calibration file, keeping the samples of the others;
   - `advise --graph FILE --ranks 7 --json` (computed at 1-4 ranks) reports the
     features of the file cut into 7 blocks as recount.py counts them (busiest
@@ -13,7 +14,8 @@ recount.py, with none of the project's code):
     at every rank count; ranks every configuration, fastest first, each
     prediction the sum of its terms; says it extrapolates (7 was not
     calibrated) and names the calibrated rank counts;
-  - `match --model auto --check` and `bfs --model auto` run the configuration
+  - `match --model auto --check`, `bfs --model auto` and `spmm --method auto
+    --check` run the configuration
     that `advise --ranks P` ranks first at those P ranks, say so on stdout
     (`model auto: CONFIG ...`), record the advice in the JSON, and the run is
     correct (check OK, validation OK); with --algorithm, auto picks among
@@ -33,18 +35,22 @@ CALIBRATION_INPUTS = "rmat:8,grid:6"
 PARTS = 7
 MATCH_ALGORITHMS = ["ld", "suitor"]
 BFS_ALGORITHMS = ["top-down", "direction-optimizing"]
+SPMM_METHODS = {"allgather", "neighbor", "combined"}
+KERNELS = ("match", "bfs", "spmm")
 
 
 def configurations(kernel, models):
     if kernel == "match":
         return {f"{a}/{m}" for a in MATCH_ALGORITHMS for m in models}
+    if kernel == "spmm":
+        return SPMM_METHODS
     return {f"{a}/{m}" for a in BFS_ALGORITHMS for m in models} | {"replicated"}
 
 
 def check_calibration(path, models, ranks_done):
     with open(path) as f:
         doc = json.load(f)
-    for kernel in ("match", "bfs"):
+    for kernel in KERNELS:
         for p in ranks_done:
             got = {}
             for s in doc["samples"]:
@@ -57,7 +63,7 @@ def check_calibration(path, models, ranks_done):
                 assert names == configurations(kernel, models), \
                     f"calibration at {p} ranks, {kernel} on {inp}: {sorted(names)}"
     count = len(doc["samples"])
-    expected = sum(len(configurations(k, models)) for k in ("match", "bfs")) * \
+    expected = sum(len(configurations(k, models)) for k in KERNELS) * \
         len(CALIBRATION_INPUTS.split(",")) * len(ranks_done)
     assert count == expected, f"calibration: {count} samples, expected {expected}"
 
@@ -110,7 +116,7 @@ def main():
                     str(PARTS), "--calibration", cal, "--json", out], ranks)
             with open(out) as f:
                 doc = json.load(f)
-            assert [a["kernel"] for a in doc["advice"]] == ["match", "bfs"], doc["advice"]
+            assert [a["kernel"] for a in doc["advice"]] == list(KERNELS), doc["advice"]
             for advice in doc["advice"]:
                 check_advice(advice, expected, args.models, args.ranks)
             # --model auto at these ranks runs what advise ranks first for them.
@@ -120,16 +126,20 @@ def main():
             with open(at) as f:
                 choice = {a["kernel"]: a["choice"] for a in json.load(f)["advice"]}
             for kernel, extra in (("match", ["--check"]), ("bfs", ["--roots", "2"]),
-                                  ("match", ["--algorithm", "suitor", "--check"])):
+                                  ("match", ["--algorithm", "suitor", "--check"]),
+                                  ("spmm", ["--check", "--iters", "2"])):
                 out = os.path.join(tmp, f"{kernel}.auto.np{ranks}.json")
-                stdout = run.ok([kernel, "-q", "--graph", args.graph, "--model", "auto",
+                option = "--method" if kernel == "spmm" else "--model"
+                graph = "--matrix" if kernel == "spmm" else "--graph"
+                stdout = run.ok([kernel, "-q", graph, args.graph, option, "auto",
                                  "--calibration", cal, "--json", out, *extra], ranks)
                 with open(out) as f:
                     doc = json.load(f)
                 runs = doc["runs"]
                 assert len(runs) == 1, f"{kernel} --model auto: {len(runs)} runs"
                 r = runs[0]
-                name = r["configuration"] if kernel == "bfs" else f"{r['algorithm']}/{r['model']}"
+                name = (r["configuration"] if kernel == "bfs" else r["method"] if kernel == "spmm"
+                        else f"{r['algorithm']}/{r['model']}")
                 want = choice[kernel]
                 if "--algorithm" in extra:  # the best of suitor's configurations
                     ranked = [c["configuration"] for c in doc["auto"]["ranked"]]
@@ -138,7 +148,7 @@ def main():
                 assert doc["auto"]["choice"] == name == want, \
                     f"{kernel} --model auto {' '.join(extra)} at {ranks} ranks: ran {name}, " \
                     f"recorded {doc['auto']['choice']}, advise ranks {want} first"
-                assert f"model auto: {name} (predicted " in stdout, stdout
+                assert f"{option[2:]} auto: {name} (predicted " in stdout, stdout
                 verdict = r["validation"] if kernel == "bfs" else r["check"]
                 assert verdict == "OK", f"{kernel} --model auto: {verdict}"
     print(f"advise_cli: OK at ranks {args.ranks}")
