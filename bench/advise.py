@@ -4,9 +4,11 @@ was not fitted on (issue #30, item 4): per input, rank count and kernel, the
 configuration advise ranks first against every configuration's measured time.
 
 For each input and rank count: `advise --kernel all` (its ranking and
-predicted times), `match --model all --algorithm all` and `bfs --model all
---roots R`, --repeat times, interleaved; a configuration's measured time is
-its median over repetitions (matching: one matching; BFS: the median search).
+predicted times), `match --model all --algorithm all`, `bfs --model all
+--roots R` and, for the inputs of --spmm-inputs, `spmm --method all`,
+--repeat times, interleaved; a configuration's measured time is its median
+over repetitions (matching: one matching; BFS: the median search; SpMM: the
+gather of one iteration, what advise predicts for it).
 Then, per case (input, ranks, kernel):
 
   - chosen/best: the chosen configuration's measured time over the fastest's;
@@ -21,12 +23,12 @@ Then, per case (input, ranks, kernel):
 
 Prints the cases and the summary; writes everything as JSON (--out).
 
-    bench/advise.py [--calibration FILE] [--ranks 2 4] [--inputs ...] [--repeat 3]
-                    [--roots 8] [--out bench/results/advise.json]
+    bench/advise.py [--calibration FILE] [--ranks 2 4] [--inputs ...] [--spmm-inputs ...]
+                    [--repeat 3] [--roots 8] [--out bench/results/advise.json]
 
 The calibration (graphcomm advise --calibrate at each rank count) must exist:
 its inputs (rmat:10-15, er:16384 and 65536, rgg:16384 and 65536, grid:32 and
-64) are not among the judged ones here.
+64, grid:256,d=2) are not among the judged ones here.
 """
 import argparse
 import json
@@ -43,7 +45,11 @@ DEFAULT_INPUTS = [
         "web-sk-2005.mtx.gz", "soc-Slashdot0902.txt.gz", "bio-grid-yeast.edges.gz",
         "ego-Twitter-undirected.txt.gz")),
 ]
-KERNELS = ("match", "bfs")
+# C = A x A on the large real graphs takes minutes: SpMM is judged on these.
+DEFAULT_SPMM_INPUTS = ["rmat:13,ef=4", "er:32768,d=4", "grid:48", "sbm:32768",
+                       *(os.path.join(DATASETS, f) for f in (
+                           "email-Enron.txt.gz", "internet.mtx.gz", "luxembourg_osm.mtx.gz",
+                           "bio-grid-yeast.edges.gz"))]
 TARGET = 1.10
 
 
@@ -54,6 +60,8 @@ def measured_times(docs, kernel):
         for run in doc["runs"]:
             if kernel == "match":
                 name, seconds = f"{run['algorithm']}/{run['model']}", run["seconds"]
+            elif kernel == "spmm":
+                name, seconds = run["method"], run["gather_seconds"]
             else:
                 name, seconds = run["configuration"], run["time"]["median"]
             times.setdefault(name, []).append(seconds)
@@ -95,6 +103,8 @@ def main():
                                                          "calibration.json"))
     p.add_argument("--ranks", type=int, nargs="+", default=[2, 4])
     p.add_argument("--inputs", nargs="+", default=DEFAULT_INPUTS)
+    p.add_argument("--spmm-inputs", nargs="*", default=DEFAULT_SPMM_INPUTS,
+                   help="the inputs (of --inputs) SpMM is judged on too")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--roots", type=int, default=8)
     p.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "advise.json"))
@@ -108,13 +118,16 @@ def main():
     cases = []
     for inp in args.inputs:
         for ranks in args.ranks:
+            kernels = ["match", "bfs"] + (["spmm"] if inp in args.spmm_inputs else [])
             configs = [config("advise", inp, None, ranks,
                               {"kernel": "all", "calibration": args.calibration}),
                        config("match", inp, "all", ranks, {"algorithm": "all"}),
                        config("bfs", inp, "all", ranks, {"roots": args.roots})]
+            if "spmm" in kernels:
+                configs.append(config("spmm", inp, "all", ranks, {"iters": 5}))
             docs = [session.documents(rep, configs) for rep in range(args.repeat)]
             advice = {a["kernel"]: a for a in docs[0][0]["advice"]}
-            for k, kernel in enumerate(KERNELS, start=1):
+            for k, kernel in enumerate(kernels, start=1):
                 case = judge_case(advice[kernel], measured_times([d[k] for d in docs], kernel))
                 case.update(input=os.path.basename(inp), ranks=ranks, kernel=kernel,
                             measured_once_over_best=measure_once([d[k] for d in docs], kernel))
