@@ -12,11 +12,16 @@
 - density: nbr's speedup against the density of random process graphs.
 - speedup: SpMM's methods against allgather.
 - queues: mq's search lengths and time per operation per engine.
-- matrix: heatmaps of the messages sent between every pair of ranks, one per
-  model, of the newest run stored with its communication matrix (the
-  matching study's Figures 2, 9 and 11).
+- matrix: heatmaps of the messages sent between every pair of ranks, of the
+  newest run stored with its communication matrix (the matching study's
+  Figures 2, 9 and 11): one heatmap per group of models whose matrices are
+  alike (within 5% of the largest entry), with the values written in the
+  cells up to 16 ranks.
+- bar_chart (the report's, where a profile has too few problems): per
+  problem, a bar per configuration, its median with the min-max range.
 """
 import re
+import textwrap
 from collections import defaultdict
 from pathlib import Path
 
@@ -69,7 +74,10 @@ def _save(fig, out_base):
     return paths
 
 
-def performance_profile(runs, kernel, out_base, metric=None):
+def performance_profile(runs, kernel, out_base, metric=None, min_problems=1):
+    """min_problems: fewer problems run by every model raise PlotError (the
+    report asks for 3: a profile over one or two problems says less than a
+    bar chart of them)."""
     if kernel == "nbr":
         raise PlotError("nbr's parts are message sizes, not models: plot sizes nbr")
     obs, name, more_is_better = observations(runs, kernel, metric)
@@ -84,6 +92,9 @@ def performance_profile(runs, kernel, out_base, metric=None):
     problems = [p for p, c in cost.items() if len(c) == len(solvers)]  # every solver ran
     if not problems:
         raise PlotError(f"no {kernel} problem was run by every model ({', '.join(solvers)})")
+    if len(problems) < min_problems:
+        raise PlotError(f"{len(problems)} {kernel} problem(s) run by every model: a profile "
+                        f"needs {min_problems}")
     ratios = {s: sorted(cost[p][s] / min(cost[p].values()) if min(cost[p].values()) > 0 else 1.0
                         for p in problems) for s in solvers}
     top = max(max(r) for r in ratios.values())
@@ -215,6 +226,36 @@ def spmm_speedup(runs, kernel, out_base, metric=None):
     return _save(fig, out_base)
 
 
+ALIKE = 0.05  # matrices within this fraction of the largest entry share a heatmap
+VALUES_UP_TO = 16  # ranks up to which the heatmap's cells carry their values
+
+
+def _alike(models, quantity):
+    """[(model names, matrix)]: the models grouped by alike matrices, each
+    group shown by its first model's matrix."""
+    groups = []
+    for name, m in sorted(models.items()):
+        m = m[quantity]
+        for names, first in groups:
+            top = max(max(map(abs, row)) for row in first + m) or 1
+            if len(first) == len(m) and all(
+                    abs(a - b) <= ALIKE * top for ra, rb in zip(first, m) for a, b in zip(ra, rb)):
+                names.append(name)
+                break
+        else:
+            groups.append(([name], m))
+    return groups
+
+
+def _compact(v):
+    """A cell's count in at most 4 characters: 980, 12k, 1.2M."""
+    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(v) >= scale:
+            x = v / scale
+            return f"{x:.1f}{unit}" if x < 10 else f"{x:.0f}{unit}"
+    return f"{v:.0f}"
+
+
 def comm_matrix(runs, kernel, out_base, metric=None):
     quantity = metric or "messages"
     if quantity not in ("messages", "bytes"):
@@ -226,18 +267,71 @@ def comm_matrix(runs, kernel, out_base, metric=None):
                         "(\"comm-matrix\" = true in the suite's options)")
     run = stored[-1]
     models = run["result"]["comm_matrix"]["models"]
-    cols = min(4, len(models))
-    rows = (len(models) + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(3.4 * cols, 3.2 * rows), squeeze=False)
-    for ax in axes.flat[len(models):]:
+    groups = _alike(models, quantity)
+    cols = min(2, len(groups))
+    rows = (len(groups) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(6.0 * cols, 5.4 * rows), squeeze=False)
+    for ax in axes.flat[len(groups):]:
         ax.set_visible(False)
-    for ax, (model, m) in zip(axes.flat, sorted(models.items())):
-        image = ax.imshow(m[quantity], cmap="viridis", interpolation="nearest")
-        ax.set_title(model)
-        ax.set_xlabel("receiver")
-        ax.set_ylabel("sender")
+    for ax, (names, m) in zip(axes.flat, groups):
+        image = ax.imshow(m, cmap="viridis", interpolation="nearest")
+        n = len(m)
+        title = ("every model" if len(names) == len(models) and len(models) > 1
+                 else ", ".join(names))
+        ax.set_title(textwrap.fill(title, 50), fontsize="medium")
+        ax.set_xlabel("receiver rank")
+        ax.set_ylabel("sender rank")
+        if n <= VALUES_UP_TO:
+            ax.set_xticks(range(n))
+            ax.set_yticks(range(n))
+            top = max(max(row) for row in m) or 1
+            size = 11 if n <= 4 else 9 if n <= 8 else 6
+            for i, row in enumerate(m):
+                for j, v in enumerate(row):
+                    ax.text(j, i, _compact(v), ha="center", va="center", fontsize=size,
+                            color="black" if v > 0.6 * top else "white")
         fig.colorbar(image, ax=ax, shrink=0.8)
-    fig.suptitle(f"{kernel} {run['input']} on {run['ranks']} ranks: {quantity}")
+    alike = (f"; models whose matrices differ by less than {ALIKE:.0%} of the largest entry "
+             "share a heatmap" if len(groups) < len(models) else "")
+    fig.suptitle(textwrap.fill(f"{kernel} {run['input']} on {run['ranks']} ranks: {quantity} "
+                               f"sent from each rank (row) to each (column){alike}", 60 * cols),
+                 fontsize="medium")
+    return _save(fig, out_base)
+
+
+def bar_chart(panels, xlabel, more_is_better, out_base, title, reference=None):
+    """Horizontal bars, one panel per problem: panels = [(panel title,
+    {configuration: [values]})]. A bar is the median, its error bar the
+    min-max range; the best configuration first, in another colour.
+    `reference`: a vertical line (1 for a speedup)."""
+    if not panels:
+        raise PlotError("no values to draw")
+    tallest = max(len(values) for _, values in panels)
+    cols = min(2, len(panels))  # two side by side at most: each stays readable
+    rows = (len(panels) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(6.4 * cols, (0.3 * tallest + 1.6) * rows + 0.3),
+                             squeeze=False, layout="constrained")
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
+    for ax, (name, values) in zip(axes.flat, panels):
+        items = sorted(values.items(), key=lambda kv: median(kv[1]), reverse=more_is_better)
+        meds = [median(v) for _, v in items]
+        low = [m - min(v) for m, (_, v) in zip(meds, items)]
+        high = [max(v) - m for m, (_, v) in zip(meds, items)]
+        ys = list(range(len(items)))
+        ax.barh(ys, meds, xerr=[low, high], capsize=3, ecolor="#333",
+                color=["#e6550d"] + ["#3182bd"] * (len(items) - 1))
+        ax.set_yticks(ys, [k for k, _ in items], fontsize="small")
+        ax.invert_yaxis()  # the best on top
+        positive = [m for m in meds if m > 0]
+        if positive and max(positive) / min(positive) > 50:
+            ax.set_xscale("log")
+        if reference is not None:
+            ax.axvline(reference, color="grey", linewidth=1, linestyle="--")
+        ax.set_xlabel(xlabel)
+        ax.set_title(textwrap.fill(name, 60), fontsize="medium")
+        ax.grid(axis="x", alpha=0.3)
+    fig.suptitle(title)
     return _save(fig, out_base)
 
 
