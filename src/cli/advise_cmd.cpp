@@ -119,11 +119,10 @@ void add_advise_command(CLI::App& app, Runner& run) {
   cmd->add_flag("--calibrate", o.calibrate,
                 "Run every configuration on the calibration inputs at this rank count and add "
                 "the times to the calibration file");
-  cmd->add_option(
-         "--calibration-inputs", o.calibration_inputs,
-         "Graphs to calibrate on, comma-separated (default: rmat:10,12,14,15, er:16384 and "
-         "65536, rgg:16384 and 65536, grid:32 and 64, grid:256,d=2)")
-      ->delimiter(',');
+  cmd->add_option("--calibration-inputs", o.calibration_inputs,
+                  "Graphs to calibrate on, space-separated (default: rmat:10 rmat:12 rmat:14 "
+                  "rmat:15 er:16384 er:65536 rgg:16384 rgg:65536 grid:32 grid:64 grid:256,d=2); "
+                  "add graphs like yours: the choice among close configurations follows them");
   cmd->add_option("--repeats", o.repeats, "Calibration: runs per configuration (median)")
       ->check(CLI::Range(1, 100))
       ->capture_default_str();

@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import recount  # noqa: E402  (the independent reader)
 import runner  # noqa: E402
 
-CALIBRATION_INPUTS = "rmat:8,grid:6"
+CALIBRATION_INPUTS = ["rmat:8", "grid:6,d=2"]  # a spec with a comma too
 PARTS = 7
 MATCH_ALGORITHMS = ["ld", "suitor"]
 BFS_ALGORITHMS = ["top-down", "direction-optimizing"]
@@ -57,14 +57,14 @@ def check_calibration(path, models, ranks_done):
                 if s["kernel"] == kernel and s["features"]["parts"] == p:
                     got.setdefault(s["input"], set()).add(s["configuration"])
                     assert s["seconds"] > 0, f"calibration: {s} has no time"
-            assert sorted(got) == sorted(CALIBRATION_INPUTS.split(",")), \
+            assert sorted(got) == sorted(CALIBRATION_INPUTS), \
                 f"calibration at {p} ranks, {kernel}: inputs {sorted(got)}"
             for inp, names in got.items():
                 assert names == configurations(kernel, models), \
                     f"calibration at {p} ranks, {kernel} on {inp}: {sorted(names)}"
     count = len(doc["samples"])
     expected = sum(len(configurations(k, models)) for k in KERNELS) * \
-        len(CALIBRATION_INPUTS.split(",")) * len(ranks_done)
+        len(CALIBRATION_INPUTS) * len(ranks_done)
     assert count == expected, f"calibration: {count} samples, expected {expected}"
 
 
@@ -107,7 +107,7 @@ def main():
         done = []
         for ranks in args.ranks:
             run.ok(["advise", "-q", "--calibrate", "--calibration", cal, "--kernel", "all",
-                    "--calibration-inputs", CALIBRATION_INPUTS, "--repeats", "1"], ranks)
+                    "--calibration-inputs", *CALIBRATION_INPUTS, "--repeats", "1"], ranks)
             done.append(ranks)
             check_calibration(cal, args.models, done)
         for ranks in args.ranks:
