@@ -25,6 +25,14 @@ Prints the cases and the summary; writes everything as JSON (--out).
 
     bench/advise.py [--calibration FILE] [--ranks 2 4] [--inputs ...] [--spmm-inputs ...]
                     [--repeat 3] [--roots 8] [--out bench/results/advise.json]
+                    [--platform NAME [--binary SMPI_BUILD]]
+
+--platform judges on simulated ranks instead (SimGrid SMPI, scripts/simulate
+on that platform, the SMPI build): every time is then simulated, advise's and
+the kernels' alike, and the calibration is the platform's (made by
+`scripts/simulate -np P --platform NAME graphcomm advise --calibrate
+--platform NAME` at a few rank counts); one repetition is enough, simulated
+time being deterministic up to the computation SMPI measures.
 
 The calibration (graphcomm advise --calibrate at each rank count) must exist:
 its inputs (rmat:10-15, er:16384 and 65536, rgg:16384 and 65536, grid:32 and
@@ -108,13 +116,24 @@ def main():
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--roots", type=int, default=8)
     p.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "advise.json"))
+    p.add_argument("--platform", help="judge on simulated ranks of this scripts/simulate "
+                                      "platform (edr, ...)")
+    p.add_argument("--binary", help="graphcomm to run (default: build/, or build-smpi/ with "
+                                    "--platform)")
     lab.add_store_option(p)
     args = p.parse_args()
+    launcher = None
+    if args.platform:
+        args.binary = args.binary or os.path.join(ROOT, "build-smpi", "src", "graphcomm")
+        launcher = [os.path.join(ROOT, "scripts", "simulate"), "--platform", args.platform]
+        if args.calibration == p.get_default("calibration"):
+            args.calibration = os.path.join(ROOT, "results", "advise",
+                                            f"calibration-{args.platform}.json")
     if not os.path.exists(args.calibration):
         sys.exit(f"bench: {args.calibration}: no calibration: run `scripts/gcrun -np P "
                  f"build/src/graphcomm advise --calibrate --calibration {args.calibration}` "
                  f"for each P of --ranks")
-    session = lab.bench("advise", args, None)
+    session = lab.Bench("advise", store=args.store, binary=args.binary, launcher=launcher)
     cases = []
     for inp in args.inputs:
         for ranks in args.ranks:
@@ -153,7 +172,8 @@ def main():
               f"{once_hits} of {len(once)} ({once_hits / len(once):.0%})")
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
-        json.dump({"calibration": args.calibration, "repeat": args.repeat, "roots": args.roots,
+        json.dump({"calibration": args.calibration, "platform": args.platform,
+                   "repeat": args.repeat, "roots": args.roots,
                    "summary": summary, "cases": cases}, f, indent=1)
     session.close()
 
