@@ -3,7 +3,6 @@ and its model axis. The values an axis takes come from the binary itself
 (`graphcomm models --json`, docs/json-schema.md), so a model, algorithm or
 engine added to graphcomm's tables is known here without a change."""
 import json
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path

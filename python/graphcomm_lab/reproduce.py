@@ -190,9 +190,9 @@ def judge_rcm(runs):
                          if r["kernel"] == "graph-stats" and r["input"] == inp},
                         key=lambda c: (c[0] or 0, c[1]))
         cells, raised = [], True
-        for parts, ranks in counts:
-            where = {"input": inp, "parts": parts, "ranks": ranks}
-            count = f"{parts} parts" if parts else f"{ranks} ranks"
+        for part_count, ranks in counts:
+            where = {"input": inp, "parts": part_count, "ranks": ranks}
+            count = f"{part_count} parts" if part_count else f"{ranks} ranks"
             d = [_values(runs, "graph-stats", "process_graph.degree.avg", reorder=o, **where)
                  for o in ("none", "rcm")]
             e = [_values(runs, "graph-stats", "distribution.edges_with_ghosts.total", reorder=o,
