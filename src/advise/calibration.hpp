@@ -49,7 +49,9 @@ void add_samples(const Comm& comm, const std::string& path, const std::string& n
 struct CalibrationOptions {
   std::vector<std::string> kernels = {"match", "bfs", "spmm"};
   std::vector<std::string> inputs;  // graph specs; empty: default_calibration_inputs()
-  int repeats = 3;  // matchings per configuration; BFS: searches = 4 x repeats; SpMM: iterations
+  // Runs per configuration, whose median is the sample: matchings; BFS
+  // searches (a few per repeat, calibration.cpp); SpMM iterations.
+  int repeats = 3;
   std::uint64_t seed = 1;
 };
 const std::vector<std::string>& default_calibration_inputs();
