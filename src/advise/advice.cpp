@@ -168,7 +168,7 @@ nlohmann::json to_json(const Advice& a) {
   }
   return {{"kernel", a.kernel},
           {"calibration", a.calibration},
-          {"features", to_json(a.features)},
+          {"features", nlohmann::json(a.features)},
           {"process_graph", a.process_graph},
           {"choice", a.ranked.front().configuration},
           {"reason", choice_line(a)},

@@ -27,14 +27,9 @@ namespace {
 constexpr int kFileSchema = 1;
 constexpr int kSearchesPerRepeat = 4;
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 Sample sample_from_json(const nlohmann::json& j) {
   return {j.at("kernel").get<std::string>(), j.at("configuration").get<std::string>(),
-          j.at("input").get<std::string>(), features_from_json(j.at("features")),
+          j.at("input").get<std::string>(), j.at("features").get<Features>(),
           j.at("seconds").get<double>()};
 }
 
@@ -89,7 +84,7 @@ void measure_match(const Comm& comm, const DistGraph& g, const Features& f,
       std::vector<double> seconds;
       for (int r = 0; r < repeats; ++r)
         seconds.push_back(match::match(comm, g, model, algorithm).seconds);
-      out.push_back({"match", algorithm + "/" + model, input, f, median(seconds)});
+      out.push_back({"match", algorithm + "/" + model, input, f, bfs::statistics(seconds).median});
       say_measured(comm, out.back());
     }
 }
@@ -104,7 +99,7 @@ void measure_bfs(const Comm& comm, const DistGraph& g, const Features& f, const 
     bfs::Bfs engine(comm, bg, config.algorithm, config.model);
     std::vector<double> seconds;
     for (vid_t key : keys) seconds.push_back(engine.search(key, false).seconds);
-    out.push_back({"bfs", config.name(), input, f, median(seconds)});
+    out.push_back({"bfs", config.name(), input, f, bfs::statistics(seconds).median});
     say_measured(comm, out.back());
   }
 }
@@ -228,7 +223,7 @@ nlohmann::json to_json(const Sample& s) {
   return {{"kernel", s.kernel},
           {"configuration", s.configuration},
           {"input", s.input},
-          {"features", to_json(s.features)},
+          {"features", nlohmann::json(s.features)},
           {"seconds", s.seconds}};
 }
 

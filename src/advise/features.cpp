@@ -45,27 +45,4 @@ Features compute_features(const Comm& comm, const DistGraph& g, int parts, bool 
   return f;
 }
 
-nlohmann::json to_json(const Features& f) {
-  return {
-      {"parts", f.parts},           {"vertices", f.vertices},     {"edges", f.edges},
-      {"edges_max", f.edges_max},   {"cut_max", f.cut_max},       {"cut_total", f.cut_total},
-      {"degree_max", f.degree_max}, {"degree_avg", f.degree_avg}, {"degree_sigma", f.degree_sigma},
-      {"levels", f.levels}};
-}
-
-Features features_from_json(const nlohmann::json& j) {
-  Features f;
-  f.parts = j.at("parts").get<int>();
-  f.vertices = j.at("vertices").get<std::uint64_t>();
-  f.edges = j.at("edges").get<std::uint64_t>();
-  f.edges_max = j.at("edges_max").get<double>();
-  f.cut_max = j.at("cut_max").get<double>();
-  f.cut_total = j.at("cut_total").get<double>();
-  f.degree_max = j.at("degree_max").get<double>();
-  f.degree_avg = j.at("degree_avg").get<double>();
-  f.degree_sigma = j.at("degree_sigma").get<double>();
-  f.levels = j.at("levels").get<double>();
-  return f;
-}
-
 }  // namespace gc::advise

@@ -37,7 +37,8 @@ struct Features {
 Features compute_features(const Comm& comm, const DistGraph& g, int parts, bool bfs_levels,
                           std::uint64_t seed = 1);
 
-nlohmann::json to_json(const Features& f);
-Features features_from_json(const nlohmann::json& j);
+// JSON {parts, vertices, edges, edges_max, ...}: nlohmann::json(f), j.get<Features>().
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Features, parts, vertices, edges, edges_max, cut_max, cut_total,
+                                   degree_max, degree_avg, degree_sigma, levels)
 
 }  // namespace gc::advise
