@@ -74,7 +74,9 @@ void run_advise(const Comm& comm, const Invocation& inv, const AdviseOptions& o)
     for (const std::string& k : kernels) print_fit(comm, c, k, o.ranks > 0 ? o.ranks : comm.size());
     return;
   }
-  const LoadedGraph loaded = load_graph(comm, o.graph.spec, o.graph.load_options());
+  LoadOptions lo = o.graph.load_options();
+  lo.edge_weights = EdgeWeights::none;  // the features read none
+  const LoadedGraph loaded = load_graph(comm, o.graph.spec, lo);
   const int parts = o.ranks > 0 ? o.ranks : comm.size();
   nlohmann::json advice = nlohmann::json::array();
   for (const std::string& k : kernels) {

@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/harness.hpp"
+#include "core/memory.hpp"
 #include "core/output.hpp"
 #include "core/table.hpp"
 #include "graph/binary_io.hpp"
@@ -75,7 +76,7 @@ nlohmann::json load_timings(const LoadedGraph& loaded) {
 namespace {
 
 void print_stats(const Comm& comm, const LoadedGraph& loaded, const GraphStats& s,
-                 const GraphStats* before) {
+                 const GraphStats* before, const nlohmann::json& memory) {
   if (comm.rank() != 0) return;
   std::string out;
   const std::string ordering = loaded.description["ordering"].get<std::string>();
@@ -90,6 +91,12 @@ void print_stats(const Comm& comm, const LoadedGraph& loaded, const GraphStats& 
       "{:.2f}\n\n",
       s.cut_edges, s.of_parts ? fmt::format(" of {} parts", s.ranks.size()) : "", s.process_edges,
       s.process_degree.max, s.process_degree.avg, s.process_degree.stddev);
+  // Before the blank line that ends the header.
+  out.pop_back();
+  out += fmt::format(
+      "  memory: {:.2f} bytes per directed edge (the graph, unweighted)   peak RSS {} per rank\n\n",
+      memory["graph_bytes_per_directed_edge"].get<double>(),
+      format_bytes(memory["peak_rss_bytes_max"].get<double>()));
   if (before) {
     // The process graphs before and after (the matching study's Tables V-VI).
     const Table process({{"distribution", "<16"},
@@ -154,6 +161,7 @@ GraphStats stats_of(const Comm& comm, const DistGraph& g, Balance balance, int p
 void run_stats(const Comm& comm, const Invocation& inv, const GraphOptions& go, int parts,
                const std::string& json_path) {
   LoadOptions lo = go.load_options();
+  lo.edge_weights = EdgeWeights::none;  // statistics read none
   if (parts > 0 && lo.ordering != Ordering::none && lo.ordering != Ordering::rcm)
     fail_everywhere(fmt::format(
         "--parts cuts ranges of the vertex order; with --partition {} the parts are the ranks",
@@ -166,7 +174,9 @@ void run_stats(const Comm& comm, const Invocation& inv, const GraphOptions& go, 
   LoadedGraph loaded = load_graph(comm, go.spec, lo);
   Progress::say(comm, "computing statistics");
   GraphStats stats = stats_of(comm, loaded.graph, lo.balance, parts);
-  print_stats(comm, loaded, stats, before ? &*before : nullptr);
+  const nlohmann::json memory =
+      memory_report(comm, loaded.graph.memory_bytes(), loaded.graph.local_edge_count());
+  print_stats(comm, loaded, stats, before ? &*before : nullptr, memory);
   write_results(comm, inv, "graph stats", json_path, [&] {
     nlohmann::json doc = {{"input", loaded.description}, {"timings", load_timings(loaded)}};
     doc.update(to_json(stats));
@@ -175,8 +185,7 @@ void run_stats(const Comm& comm, const Invocation& inv, const GraphOptions& go, 
       doc["before_ordering"] = {{"distribution", b["distribution"]},
                                 {"process_graph", b["process_graph"]}};
     }
-    const PeakRss rss = peak_rss_over_ranks(comm);
-    doc["memory"] = {{"peak_rss_bytes_max", rss.max}, {"peak_rss_bytes_mean", rss.mean}};
+    doc["memory"] = memory;
     return doc;
   });
 }

@@ -23,6 +23,22 @@ PeakRss peak_rss_over_ranks(const Comm& comm) {
   return out;
 }
 
+nlohmann::json memory_report(const Comm& comm, std::uint64_t graph_bytes,
+                             std::uint64_t local_directed_edges) {
+  const PeakRss rss = peak_rss_over_ranks(comm);
+  const std::uint64_t edges = sum_over_ranks(comm, local_directed_edges);
+  const double per_local_edge =
+      static_cast<double>(peak_rss_bytes()) /
+      static_cast<double>(std::max<std::uint64_t>(1, local_directed_edges));
+  return {
+      {"graph_bytes_max", max_over_ranks(comm, graph_bytes)},
+      {"graph_bytes_per_directed_edge", static_cast<double>(sum_over_ranks(comm, graph_bytes)) /
+                                            static_cast<double>(std::max<std::uint64_t>(1, edges))},
+      {"peak_rss_bytes_max", rss.max},
+      {"peak_rss_bytes_mean", rss.mean},
+      {"peak_rss_bytes_per_local_edge_max", max_over_ranks(comm, per_local_edge)}};
+}
+
 bool reset_peak_rss_everywhere(const Comm& comm) {
   return max_over_ranks(comm, reset_peak_rss() ? 0 : 1) == 0;
 }

@@ -39,6 +39,12 @@ struct PeakRss {
   double max = 0, mean = 0;
 };
 PeakRss peak_rss_over_ranks(const Comm& comm);
+// The "memory" object of a graph kernel's JSON (docs/json-schema.md): what
+// the graph holds (`graph_bytes`: this rank's, with the kernel's own view of
+// it) per directed edge over all ranks and at most on a rank, and the
+// ranks' peak RSS, also per local directed edge. Collective.
+nlohmann::json memory_report(const Comm& comm, std::uint64_t graph_bytes,
+                             std::uint64_t local_directed_edges);
 // Resets every rank's peak, so that the next PeakRss is one run's own; false
 // if some rank's kernel does not allow it. Collective.
 bool reset_peak_rss_everywhere(const Comm& comm);

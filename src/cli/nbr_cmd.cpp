@@ -100,7 +100,8 @@ void topology_lists(const Comm& comm, const NbrOptions& o, std::vector<int>& sou
     // The process graph of a distributed graph: the ranks sharing cut edges.
     GraphOptions go = o.graph;
     go.seed = o.seed;
-    const LoadOptions lo = go.load_options();
+    LoadOptions lo = go.load_options();
+    lo.edge_weights = EdgeWeights::none;  // only the process graph is used
     const LoadedGraph loaded = load_graph(comm, rest, lo);
     sources = destinations = loaded.graph.ghost_relation().ranks;
   } else {

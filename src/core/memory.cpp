@@ -75,8 +75,8 @@ void refuse_if_too_big(const Comm& comm, double bytes_per_rank, const std::strin
   too_big = max_over_ranks(comm, too_big);
   if (too_big) {
     fail_everywhere(fmt::format(
-        "{} needs an estimated {} per rank ({} on this node), more than the {} "
-        "available; use a smaller size or more nodes",
+        "{} needs an estimated {} per rank ({} on this node), more than 90% of the {} "
+        "this node has available; use a smaller size or more nodes",
         what, format_bytes(bytes_per_rank), format_bytes(on_node), format_bytes(available)));
   }
 }

@@ -1,6 +1,8 @@
 #include "graph/build.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <memory>
 
 #include "core/error.hpp"
 #include "core/page_advice.hpp"
@@ -12,14 +14,17 @@ namespace {
 
 // Sends each edge to the owner of its source and, when symmetrizing, to the
 // owner of its target too if that is another rank: once per rank that keeps a
-// direction of it. Self-loops are dropped.
+// direction of it. Self-loops are dropped. One piece of the input at a time:
+// what a rank holds beyond the input and what it has received is one piece's
+// records, sent and received.
 template <class Layout>
-std::vector<typename Layout::Undirected> shuffle_to_owners(const Comm& comm,
-                                                           const Distribution& dist,
-                                                           std::vector<Edge>& edges,
-                                                           bool symmetrize) {
+std::vector<std::vector<typename Layout::Undirected>> shuffle_to_owners(const Comm& comm,
+                                                                        const Distribution& dist,
+                                                                        const EdgePieces& input,
+                                                                        bool symmetrize) {
   using Undirected = typename Layout::Undirected;
   const int p = comm.size();
+  const vid_t n = dist.global_count();
   auto for_each_owner = [&](const Edge& e, auto&& f) {
     if (e.u == e.v) return;
     const int a = dist.owner_of(e.u);
@@ -29,52 +34,139 @@ std::vector<typename Layout::Undirected> shuffle_to_owners(const Comm& comm,
       if (b != a) f(b);
     }
   };
-  std::vector<std::uint64_t> counts(static_cast<size_t>(p), 0);
-  for (const Edge& e : edges) for_each_owner(e, [&](int r) { ++counts[static_cast<size_t>(r)]; });
-  std::vector<std::uint64_t> cursor(static_cast<size_t>(p), 0);
-  for (int r = 1; r < p; ++r) cursor[r] = cursor[r - 1] + counts[r - 1];
-  std::vector<Undirected> send(cursor.back() + counts.back());
-  // The generator's edges go as they are packed: the send buffer takes their pages.
-  ReleaseBehind<Edge> done_with(edges.data(), edges.size());
-  for (std::size_t i = 0; i < edges.size(); ++i) {
-    const Undirected packed = Layout::pack(edges[i]);
-    for_each_owner(edges[i], [&](int r) { send[cursor[static_cast<size_t>(r)]++] = packed; });
-    done_with.consumed(i + 1);
+  std::vector<std::vector<Undirected>> received;
+  std::vector<std::uint64_t> counts(static_cast<size_t>(p)), cursor(static_cast<size_t>(p));
+  for (std::uint64_t i = 0; i < input.count; ++i) {
+    const std::span<const Edge> edges = input.piece(i);
+    std::fill(counts.begin(), counts.end(), 0);
+    for (const Edge& e : edges) {
+      if (e.u >= n || e.v >= n) fail("internal: edge endpoint beyond the vertex count");
+      for_each_owner(e, [&](int r) { ++counts[static_cast<size_t>(r)]; });
+    }
+    cursor[0] = 0;
+    for (int r = 1; r < p; ++r) cursor[r] = cursor[r - 1] + counts[r - 1];
+    std::vector<Undirected> send(cursor.back() + counts.back());
+    for (const Edge& e : edges) {
+      const Undirected packed = Layout::pack(e);
+      for_each_owner(e, [&](int r) { send[cursor[static_cast<size_t>(r)]++] = packed; });
+    }
+    received.push_back(p == 1 ? std::move(send) : alltoallv(comm, send, counts));
   }
-  release(edges);
-  if (p == 1) return send;
-  return alltoallv(comm, send, counts);
+  return received;
 }
 
 template <class Layout>
-DistGraph assemble_as(const Comm& comm, const Distribution& dist, std::vector<Edge> edges,
+DistGraph assemble_as(const Comm& comm, const Distribution& dist, const EdgePieces& input,
                       bool symmetrize) {
-  auto mine = shuffle_to_owners<Layout>(comm, dist, edges, symmetrize);
+  auto mine = shuffle_to_owners<Layout>(comm, dist, input, symmetrize);
   std::vector<eid_t> offsets;
   std::vector<lid_t> targets;
   std::vector<weight_t> weights;
   std::vector<vid_t> ghosts;
-  CsrBuilder<Layout>(dist, comm.rank(), symmetrize)
+  CsrBuilder<Layout>(comm, dist, symmetrize)
       .build(std::move(mine), offsets, targets, weights, ghosts);
   return DistGraph::from_local_csr(comm, dist, std::move(offsets), std::move(targets),
-                                   std::move(weights), std::move(ghosts));
+                                   Layout::kWeighted, std::move(weights), std::move(ghosts));
 }
 
-DistGraph assemble(const Comm& comm, const Distribution& dist, std::vector<Edge> edges,
-                   bool symmetrize, BuildRecords records = BuildRecords::automatic) {
+DistGraph assemble(const Comm& comm, const Distribution& dist, const EdgePieces& input,
+                   bool symmetrize, EdgeWeights weights,
+                   BuildRecords records = BuildRecords::automatic) {
   const bool packed = records == BuildRecords::automatic && dist.global_count() <= (vid_t{1} << 32);
-  return packed ? assemble_as<PackedLayout>(comm, dist, std::move(edges), symmetrize)
-                : assemble_as<WideLayout>(comm, dist, std::move(edges), symmetrize);
+  const bool weighted = weights == EdgeWeights::kept;
+  if (packed)
+    return weighted ? assemble_as<PackedLayout<true>>(comm, dist, input, symmetrize)
+                    : assemble_as<PackedLayout<false>>(comm, dist, input, symmetrize);
+  return weighted ? assemble_as<WideLayout<true>>(comm, dist, input, symmetrize)
+                  : assemble_as<WideLayout<false>>(comm, dist, input, symmetrize);
+}
+
+template <class Layout>
+LoadFootprint footprint_as(double m, double vertices, int ranks, bool input_whole,
+                           double kernel_per_edge, double kernel_per_vertex) {
+  using Undirected = typename Layout::Undirected;
+  using Directed = typename Layout::Directed;
+  const double p = ranks;
+  const double piece = std::min(m, static_cast<double>(kPieceEdges));
+  // Records a rank receives: an edge goes to both endpoints' owners, which
+  // differ for all but 1/P of random pairs; directed records: two per edge.
+  const double received = m * (2 * p - 1) / p, directed = 2 * m;
+  const double n_local = vertices / p;
+  const double ghosts = std::min(vertices, directed);
+  LoadFootprint f;
+  f.input = sizeof(Edge) * (input_whole ? m : piece);
+  const double in_flight = 2 * sizeof(Undirected) * 2 * piece;  // a piece sent and received
+  f.shuffle = (input_whole ? std::max(f.input, sizeof(Undirected) * received)
+                           : f.input + sizeof(Undirected) * received) +
+              in_flight;
+  // ReleaseBehind's 16 MiB steps (two buffers at once) and a partly written
+  // 4 KiB page per stream of the scatters (at most 4096 buckets, 1024 blocks).
+  const double streams = 2.0 * (16 << 20) + 4096.0 * 4096 * 2 + 1024.0 * 4096;
+  f.sort = std::max(sizeof(Undirected) * received, sizeof(Directed) * directed) + streams;
+  const double per_edge = sizeof(lid_t) + (Layout::kWeighted ? sizeof(weight_t) : 0);
+  f.graph = per_edge * directed + sizeof(eid_t) * n_local + (sizeof(vid_t) + sizeof(int)) * ghosts;
+  f.kernel = f.graph + kernel_per_edge * directed + kernel_per_vertex * (n_local + ghosts);
+  return f;
 }
 
 }  // namespace
 
+double LoadFootprint::peak() const {
+  // The process before it loads anything: MPI and its libraries (16 MiB
+  // measured with Open MPI 4.1.4 at 2 ranks), with room for the MPI's own
+  // buffers.
+  constexpr double kProcess = 32 << 20;
+  return std::max({input, shuffle, sort, kernel}) + kProcess;
+}
+
+LoadFootprint load_footprint(double undirected_edges, double vertices, int ranks,
+                             EdgeWeights weights, bool input_whole, double kernel_per_edge,
+                             double kernel_per_vertex) {
+  const double m = undirected_edges / ranks;
+  const bool packed = vertices <= std::ldexp(1.0, 32);
+  const bool weighted = weights == EdgeWeights::kept;
+  auto as = [&]<class Layout>() {
+    return footprint_as<Layout>(m, vertices, ranks, input_whole, kernel_per_edge,
+                                kernel_per_vertex);
+  };
+  if (packed)
+    return weighted ? as.template operator()<PackedLayout<true>>()
+                    : as.template operator()<PackedLayout<false>>();
+  return weighted ? as.template operator()<WideLayout<true>>()
+                  : as.template operator()<WideLayout<false>>();
+}
+
+EdgePieces pieces_of(const Comm& comm, std::vector<Edge>& edges) {
+  const std::uint64_t count =
+      max_over_ranks<std::uint64_t>(comm, (edges.size() + kPieceEdges - 1) / kPieceEdges);
+  auto done_with = std::make_shared<ReleaseBehind<Edge>>(edges.data(), edges.size());
+  return {count, [&edges, done_with](std::uint64_t i) {
+            const std::size_t begin = std::min<std::size_t>(edges.size(), i * kPieceEdges);
+            const std::size_t end = std::min<std::size_t>(edges.size(), begin + kPieceEdges);
+            // The pieces before this one are done with: their pages go back.
+            done_with->consumed(begin);
+            return std::span<const Edge>(edges.data() + begin, end - begin);
+          }};
+}
+
+EdgePieces generated_pieces(std::uint64_t count,
+                            std::function<std::vector<Edge>(std::uint64_t)> generate) {
+  auto buffer = std::make_shared<std::vector<Edge>>();
+  return {count, [buffer, generate = std::move(generate)](std::uint64_t i) {
+            release(*buffer);
+            *buffer = generate(i);
+            return std::span<const Edge>(*buffer);
+          }};
+}
+
 DistGraph build_graph(const Comm& comm, vid_t n, std::vector<Edge> edges, Balance balance,
-                      BuildRecords records) {
-  for (const Edge& e : edges)
-    if (e.u >= n || e.v >= n) fail("internal: edge endpoint beyond the vertex count");
-  DistGraph g =
-      assemble(comm, Distribution::block(n, comm.size()), std::move(edges), true, records);
+                      BuildRecords records, EdgeWeights weights) {
+  return build_graph(comm, n, pieces_of(comm, edges), balance, records, weights);
+}
+
+DistGraph build_graph(const Comm& comm, vid_t n, const EdgePieces& input, Balance balance,
+                      BuildRecords records, EdgeWeights weights) {
+  DistGraph g = assemble(comm, Distribution::block(n, comm.size()), input, true, weights, records);
   if (balance == Balance::edges)
     g = redistribute(comm, g, edge_balanced(comm, g.distribution(), g.offsets()));
   return g;
@@ -140,9 +232,10 @@ DistGraph relayout(const Comm& comm, const DistGraph& g, const std::vector<vid_t
   edges.reserve(g.local_edge_count());
   for (lid_t l = 0; l < owned; ++l) {
     auto nbrs = g.neighbors(l);
-    auto ws = g.weights(l);
+    auto ws = g.weights(l);  // empty when unweighted
     const vid_t u = new_id(l);
-    for (size_t j = 0; j < nbrs.size(); ++j) edges.push_back(Edge{u, new_id(nbrs[j]), ws[j]});
+    for (size_t j = 0; j < nbrs.size(); ++j)
+      edges.push_back(Edge{u, new_id(nbrs[j]), ws.empty() ? 0 : ws[j]});
   }
   release(ghost_new);
   const bool track_input = renaming || g.relabeled();
@@ -163,7 +256,9 @@ DistGraph relayout(const Comm& comm, const DistGraph& g, const std::vector<vid_t
     for (const auto& t : tagged) names.push_back(t.second);
     names = alltoallv(comm, names, counts);
   }
-  DistGraph out = assemble(comm, target, std::move(edges), false);
+  DistGraph out = assemble(comm, target, pieces_of(comm, edges), false,
+                           g.weighted() ? EdgeWeights::kept : EdgeWeights::none);
+  release(edges);
   if (track_input) {
     std::vector<vid_t> input(out.owned_count());
     for (const Edge& e : names) input[e.u - out.first_owned()] = e.v;

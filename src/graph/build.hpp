@@ -3,6 +3,9 @@
 // duplicates (keeping the largest weight) and lay out CSR.
 #pragma once
 
+#include <cstdint>
+#include <functional>
+#include <span>
 #include <vector>
 
 #include "core/mpi.hpp"
@@ -20,11 +23,54 @@ enum class Balance {
 // the same graph, which the tests check).
 enum class BuildRecords { automatic, wide };
 
+// A rank's share of the input in pieces: piece(i) for i in [0, count), with
+// `count` the same on every rank (a piece may be empty). A piece's span is
+// valid until the next call. The build exchanges one piece at a time, so it
+// never holds a second copy of the whole input, and a generator that makes
+// its edges piece by piece is never held whole (generated_pieces).
+struct EdgePieces {
+  std::uint64_t count = 0;
+  std::function<std::span<const Edge>(std::uint64_t)> piece;
+};
+// Edges per piece: an exchange round moves at most this many.
+inline constexpr std::uint64_t kPieceEdges = std::uint64_t{1} << 19;
+// `edges` in pieces (their pages given back as the build goes); `edges` must
+// outlive the pieces. Collective: the ranks agree on the count.
+EdgePieces pieces_of(const Comm& comm, std::vector<Edge>& edges);
+// Pieces made one at a time by generate(i), each freed when the next is made.
+EdgePieces generated_pieces(std::uint64_t count,
+                            std::function<std::vector<Edge>(std::uint64_t)> generate);
+
 // `edges` is this rank's share of the input (any share is fine; together the
 // ranks hold every edge at least once, in either direction). Ids must be < n.
+// With EdgeWeights::none the edges' weights are dropped as they are read:
+// neither the build nor the graph holds any.
 DistGraph build_graph(const Comm& comm, vid_t n, std::vector<Edge> edges,
                       Balance balance = Balance::vertices,
-                      BuildRecords records = BuildRecords::automatic);
+                      BuildRecords records = BuildRecords::automatic,
+                      EdgeWeights weights = EdgeWeights::kept);
+DistGraph build_graph(const Comm& comm, vid_t n, const EdgePieces& input,
+                      Balance balance = Balance::vertices,
+                      BuildRecords records = BuildRecords::automatic,
+                      EdgeWeights weights = EdgeWeights::kept);
+
+// What loading a graph holds at its peak on one rank, estimated from the
+// sizes the build allocates (graph/csr_builder.hpp's records, the CSR and the
+// ghost table) for an equal share of `undirected_edges` input edges
+// (self-loops and duplicates counted) and `vertices`, bytes per rank. The
+// phases: the input (held whole, e.g. a file's, or a generator's piece), the
+// shuffle (the records received, a piece in flight), the sort (one buffer of
+// directed records, the one before it given back as it is read, plus what
+// the release steps and the streams leave resident) and the graph with the
+// kernel's own arrays (`kernel_per_edge` per directed edge, `kernel_per_vertex`
+// per owned or ghost vertex).
+struct LoadFootprint {
+  double input = 0, shuffle = 0, sort = 0, graph = 0, kernel = 0;
+  double peak() const;  // the largest phase, with the process's own memory
+};
+LoadFootprint load_footprint(double undirected_edges, double vertices, int ranks,
+                             EdgeWeights weights, bool input_whole, double kernel_per_edge = 0,
+                             double kernel_per_vertex = 0);
 
 // The edge-balanced distribution, into `parts` ranges (0: one per rank), for
 // a graph currently held with CSR `offsets` on a 1D distribution `current`.

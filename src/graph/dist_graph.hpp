@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/mpi.hpp"
+#include "core/page_advice.hpp"
 #include "graph/distribution.hpp"
 #include "graph/types.hpp"
 
@@ -34,6 +35,15 @@ struct GhostRelation {
   std::size_t degree() const { return ranks.size(); }
 };
 
+// Whether a graph keeps its edges' weights: kernels that read none (BFS, the
+// collectives' topologies, statistics) load without, 4 bytes per edge saved.
+enum class EdgeWeights { kept, none };
+
+// Collective: fails on every rank when a rank's local vertices (owned and
+// ghosts) are more than lid_t numbers (`limit`; tests pass a small one).
+void check_local_ids(const Comm& comm, std::uint64_t local_vertices,
+                     std::uint64_t limit = kMaxLocalVertices);
+
 class DistGraph {
  public:
   DistGraph() = default;
@@ -44,9 +54,10 @@ class DistGraph {
   // Takes ownership of a CSR already in local ids, with its ghost table (sorted
   // distinct global ids, none owned here), as graph/build.cpp lays it out; the
   // parts are checked for consistency.
+  // `weights` is empty when not `weighted`.
   static DistGraph from_local_csr(const Comm& comm, Distribution dist, std::vector<eid_t> offsets,
-                                  std::vector<lid_t> targets, std::vector<weight_t> weights,
-                                  std::vector<vid_t> ghosts);
+                                  std::vector<lid_t> targets, bool weighted,
+                                  std::vector<weight_t> weights, std::vector<vid_t> ghosts);
 
   // Global figures.
   vid_t global_vertex_count() const { return dist_.global_count(); }
@@ -66,7 +77,7 @@ class DistGraph {
   vid_t global_id(lid_t l) const {
     return l < owned_count() ? first_owned() + l : ghosts_[l - owned_count()];
   }
-  // Local id of an owned vertex or ghost; global_count() if neither.
+  // Local id of an owned vertex or ghost; kNoLocal if neither.
   lid_t local_id(vid_t v) const;
   int ghost_owner(lid_t l) const { return ghost_owner_[l - owned_count()]; }
 
@@ -78,24 +89,40 @@ class DistGraph {
   // does, on every rank, when it relabels.
   void set_input_ids(std::vector<vid_t> ids);
 
-  // CSR of owned vertex l (local targets and weights).
+  // CSR of owned vertex l (local targets and weights). Every row is sorted
+  // by the targets' global ids (so by local id within the owned and within
+  // the ghosts). weights(l) is empty when the graph is not weighted().
   eid_t degree(lid_t l) const { return offsets_[l + 1] - offsets_[l]; }
   std::span<const lid_t> neighbors(lid_t l) const {
     return {targets_.data() + offsets_[l], targets_.data() + offsets_[l + 1]};
   }
   std::span<const weight_t> weights(lid_t l) const {
+    if (!weighted_) return {};
     return {weights_.data() + offsets_[l], weights_.data() + offsets_[l + 1]};
+  }
+  bool weighted() const { return weighted_; }
+  // Fails (internal error) unless weighted(): kernels that read weights call it.
+  void require_weights(const char* kernel) const;
+  void drop_weights() {
+    weighted_ = false;
+    release(weights_);
   }
   const std::vector<eid_t>& offsets() const { return offsets_; }
   const std::vector<lid_t>& targets() const { return targets_; }
   const std::vector<weight_t>& edge_weights() const { return weights_; }
   const std::vector<vid_t>& ghosts() const { return ghosts_; }
   const GhostRelation& ghost_relation() const { return relation_; }
+  // What this rank's graph holds, in bytes (every array's size; capacity
+  // reserved beyond it is never touched, so never resident).
+  std::uint64_t memory_bytes() const;
 
  private:
   // Ghost owners, the ghost relation and the global edge count, from the
   // local CSR and ghost table.
   void finish(const Comm& comm);
+  // Sorts each row by global target (weights follow): the constructor from
+  // global targets does, as the files it reads promise no order.
+  void sort_rows(std::vector<vid_t>& global_targets);
 
   Distribution dist_;
   int rank_ = 0;
@@ -107,6 +134,7 @@ class DistGraph {
   std::vector<int> ghost_owner_;
   std::vector<vid_t> input_ids_;  // per local id, when relabeled
   bool relabeled_ = false;
+  bool weighted_ = true;
   GhostRelation relation_;
 };
 

@@ -49,11 +49,20 @@ vid_t rmat_permute(vid_t v, int scale, std::uint64_t seed) {
   return VertexScrambler(scale, seed)(v);
 }
 
+RmatShare rmat_share(const Comm& comm, const RmatParams& params) {
+  const std::uint64_t m = static_cast<std::uint64_t>(params.edgefactor) << params.scale;
+  return {(static_cast<unsigned __int128>(m) * comm.rank()) / comm.size(),
+          (static_cast<unsigned __int128>(m) * (comm.rank() + 1)) / comm.size()};
+}
+
 std::vector<Edge> rmat_edges(const Comm& comm, const RmatParams& params, std::uint64_t seed) {
+  const RmatShare share = rmat_share(comm, params);
+  return rmat_edge_range(params, seed, share.first, share.last);
+}
+
+std::vector<Edge> rmat_edge_range(const RmatParams& params, std::uint64_t seed, std::uint64_t first,
+                                  std::uint64_t last) {
   const int scale = params.scale;
-  const std::uint64_t m = static_cast<std::uint64_t>(params.edgefactor) << scale;
-  const std::uint64_t first = (static_cast<unsigned __int128>(m) * comm.rank()) / comm.size();
-  const std::uint64_t last = (static_cast<unsigned __int128>(m) * (comm.rank() + 1)) / comm.size();
   const double ab = params.a + params.b;
   const double c_norm = params.c / (1.0 - ab);
   const double a_norm = params.a / ab;

@@ -23,6 +23,13 @@ struct RmatParams {
 // [0, 2^scale). Self-loops and duplicates are kept here (the builder drops
 // and merges them, as the kernel input of the specification does).
 std::vector<Edge> rmat_edges(const Comm& comm, const RmatParams& params, std::uint64_t seed);
+// Edges [first, last) of the global list; a rank's share is rmat_share's.
+std::vector<Edge> rmat_edge_range(const RmatParams& params, std::uint64_t seed, std::uint64_t first,
+                                  std::uint64_t last);
+struct RmatShare {
+  std::uint64_t first, last;
+};
+RmatShare rmat_share(const Comm& comm, const RmatParams& params);
 vid_t rmat_permute(vid_t v, int scale, std::uint64_t seed);
 
 struct RggParams {

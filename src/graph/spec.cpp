@@ -91,12 +91,14 @@ const std::vector<FileFormat>& format_table() {
 
 namespace {
 
-// Peak bytes per rank of building a graph with `directed_edges` entries: the
-// generated slice, send and receive buffers and the CSR under construction.
-double build_bytes_per_rank(const Comm& comm, double undirected_edges, double vertices) {
-  const double per_rank = undirected_edges / comm.size();
-  return per_rank * (24 + 2 * 24 + 2 * 24 + 2 * 16 + 2 * 8) + vertices / comm.size() * 24 +
-         (64 << 20);
+// The load's estimated peak per rank (graph/build.hpp), with the kernel's
+// arrays the options announce.
+double load_bytes_per_rank(const Comm& comm, double undirected_edges, double vertices,
+                           bool input_whole, const LoadOptions& options) {
+  return load_footprint(undirected_edges, vertices, comm.size(), options.edge_weights,
+                        input_whole, options.kernel_bytes_per_edge,
+                        options.kernel_bytes_per_vertex)
+      .peak();
 }
 
 std::string extension_format(const std::string& path) {
@@ -110,14 +112,31 @@ std::string extension_format(const std::string& path) {
   return "";
 }
 
+// Builds from the input's pieces. build_seconds is the build's own time (the
+// Graph500's kernel 1): this rank's time in build_graph less what it spent
+// making pieces and inspecting them, max over ranks.
+LoadedGraph from_pieces(const Comm& comm, vid_t n, const EdgePieces& input,
+                        const LoadOptions& options) {
+  double elsewhere = 0;
+  const EdgePieces timed{input.count, [&](std::uint64_t i) {
+                           const double t0 = MPI_Wtime();
+                           const std::span<const Edge> piece = input.piece(i);
+                           if (options.inspect_edges) options.inspect_edges(piece);
+                           elsewhere += MPI_Wtime() - t0;
+                           return piece;
+                         }};
+  LoadedGraph out;
+  comm.barrier();
+  const double t0 = MPI_Wtime();
+  out.graph =
+      build_graph(comm, n, timed, options.balance, BuildRecords::automatic, options.edge_weights);
+  out.build_seconds = max_over_ranks(comm, MPI_Wtime() - t0 - elsewhere);
+  return out;
+}
+
 LoadedGraph from_edges(const Comm& comm, vid_t n, std::vector<Edge> edges,
                        const LoadOptions& options) {
-  LoadedGraph out;
-  if (options.inspect_edges) options.inspect_edges(edges);
-  PhaseTimer timer(comm);
-  out.graph = build_graph(comm, n, std::move(edges), options.balance);
-  out.build_seconds = timer.stop();
-  return out;
+  return from_pieces(comm, n, pieces_of(comm, edges), options);
 }
 
 const GeneratorKind* generator_of(const std::string& kind) {
@@ -131,10 +150,13 @@ LoadedGraph generate(const Comm& comm, const std::string& spec, const GeneratorK
   SpecParams params(spec);
   Generated g = kind.parse(params, comm, options.seed);
   refuse_if_too_big(comm,
-                    build_bytes_per_rank(comm, g.expected_edges, static_cast<double>(g.vertices)),
+                    load_bytes_per_rank(comm, g.expected_edges, static_cast<double>(g.vertices),
+                                        g.pieces == 0, options),
                     fmt::format("graph '{}'", spec));
   Progress::say(comm, "generating {} ({})", spec, g.note);
-  LoadedGraph out = from_edges(comm, g.vertices, g.edges(), options);
+  LoadedGraph out =
+      g.pieces > 0 ? from_pieces(comm, g.vertices, generated_pieces(g.pieces, g.piece), options)
+                   : from_edges(comm, g.vertices, g.edges(), options);
   desc.update(g.description);
   return out;
 }
@@ -167,6 +189,7 @@ LoadedGraph read_file(const Comm& comm, const std::string& spec, const std::stri
   if (format == "mel" || format == "gcg") {
     BinaryGraph b = format == "mel" ? read_mel(comm, path) : read_gcg(comm, path);
     out.graph = std::move(b.graph);
+    if (options.edge_weights == EdgeWeights::none) out.graph.drop_weights();
     out.id_base = b.id_base;
     if (options.balance == Balance::edges)
       out.graph = redistribute(comm, out.graph,
@@ -183,7 +206,8 @@ LoadedGraph read_file(const Comm& comm, const std::string& spec, const std::stri
     // typo there must be refused here, not die of bad_alloc on every rank.
     refuse_if_too_big(
         comm,
-        build_bytes_per_rank(comm, static_cast<double>(t.entries), static_cast<double>(t.vertices)),
+        load_bytes_per_rank(comm, static_cast<double>(t.entries), static_cast<double>(t.vertices),
+                            true, options),
         fmt::format("graph '{}' with {} vertices", path, t.vertices));
     out = from_edges(comm, t.vertices, std::move(t.edges), options);
     out.id_base = base;

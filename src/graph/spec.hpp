@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -27,9 +28,17 @@ struct LoadOptions {
   // equal blocks, ordered, and cut by `balance` (rcm) or by the parts.
   Ordering ordering = Ordering::none;
   WeightSource weights = WeightSource::file;
+  // Kernels that read no weight load with none (graph/dist_graph.hpp).
+  EdgeWeights edge_weights = EdgeWeights::kept;
+  // The kernel's own arrays beyond the graph, per directed edge and per
+  // owned or ghost vertex, bytes: the check that refuses a graph too big for
+  // the node up front counts them (graph/build.hpp load_footprint).
+  double kernel_bytes_per_edge = 0, kernel_bytes_per_vertex = 0;
   // Generators and edge-list files: called on every rank with its share of
-  // the input edge list (self-loops and duplicates still in), before the build.
-  std::function<void(const std::vector<Edge>&)> inspect_edges;
+  // the input edge list (self-loops and duplicates still in), piece by piece
+  // as the build takes it (graph/build.hpp EdgePieces: every rank calls it
+  // equally often, so it may be collective); not timed as the build.
+  std::function<void(std::span<const Edge>)> inspect_edges;
   // With an ordering: called on every rank with the graph as loaded, before
   // it is ordered (input ids, equal blocks).
   std::function<void(const DistGraph&)> inspect_unordered;

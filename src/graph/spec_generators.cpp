@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "graph/build.hpp"
 #include "graph/generators.hpp"
 #include "graph/spec_kinds.hpp"
 
@@ -24,6 +25,17 @@ Generated rmat(SpecParams& p, const Comm& comm, std::uint64_t seed) {
   p.require(r.a > 0 && r.b >= 0 && r.c >= 0 && r.a + r.b + r.c < 1 && r.a + r.b < 1,
             "a, b, c must be probabilities with a+b+c < 1");
   const double n = std::ldexp(1.0, r.scale), m = n * r.edgefactor;
+  // Piece by piece: the same count on every rank (shares differ by one edge
+  // at most; the largest decides).
+  const RmatShare share = rmat_share(comm, r);
+  const std::uint64_t largest = ((static_cast<std::uint64_t>(r.edgefactor) << r.scale) +
+                                 static_cast<std::uint64_t>(comm.size()) - 1) /
+                                static_cast<std::uint64_t>(comm.size());
+  const std::uint64_t pieces = (largest + kPieceEdges - 1) / kPieceEdges;
+  auto piece = [r, seed, share](std::uint64_t i) {
+    const std::uint64_t first = std::min(share.last, share.first + i * kPieceEdges);
+    return rmat_edge_range(r, seed, first, std::min(share.last, first + kPieceEdges));
+  };
   return {vid_t{1} << r.scale,
           m,
           fmt::format("{} vertices, {} edges before dropping self-loops and duplicates",
@@ -34,7 +46,9 @@ Generated rmat(SpecParams& p, const Comm& comm, std::uint64_t seed) {
            {"a", r.a},
            {"b", r.b},
            {"c", r.c}},
-          [&comm, r, seed] { return rmat_edges(comm, r, seed); }};
+          [&comm, r, seed] { return rmat_edges(comm, r, seed); },
+          pieces,
+          piece};
 }
 
 Generated rgg(SpecParams& p, const Comm& comm, std::uint64_t seed) {

@@ -43,6 +43,11 @@ struct Generated {
   std::string note;           // the progress line's "(...)"
   nlohmann::json description;
   std::function<std::vector<Edge>()> edges;  // this rank's slice
+  // Where the generator can make its slice piece by piece (rmat), `pieces`
+  // (the same on every rank) and piece(i): the build then never holds the
+  // whole slice as edge records. 0: edges() only.
+  std::uint64_t pieces = 0;
+  std::function<std::vector<Edge>(std::uint64_t)> piece;
 };
 
 struct GeneratorKind {

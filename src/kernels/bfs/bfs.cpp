@@ -118,8 +118,9 @@ class Bfs::Impl {
     if (algorithm != Algorithm::top_down) {
       frontier_bits_.resize(bg.bitmap_words);
       if (!bg.aligned) gathered_.resize(bg.gathered_words);
+      local_bits_.resize((std::uint64_t{bg.owned} + g_.ghost_count() + 63) / 64);
     }
-    total_edges_ = sum_over_ranks(comm, static_cast<std::uint64_t>(bg.local_targets.size()));
+    total_edges_ = sum_over_ranks(comm, static_cast<std::uint64_t>(bg.targets.size()));
   }
 
   // hybrid: the tables node peers read to take frontier work: this rank's
@@ -127,12 +128,14 @@ class Bfs::Impl {
   void share_graph(WorkShare& ws) {
     share_ = &ws;
     offsets_table_ = ws.add_table((bg_.owned + 1) * sizeof(eid_t));
-    targets_table_ = ws.add_table(bg_.global_targets.size() * sizeof(std::uint32_t));
+    targets_table_ = ws.add_table(bg_.targets.size() * sizeof(std::uint32_t));
     frontier_table_ = ws.add_table(bg_.owned * sizeof(std::uint32_t));
     std::copy(bg_.offsets.begin(), bg_.offsets.end(),
               reinterpret_cast<eid_t*>(ws.table(offsets_table_)));
-    std::copy(bg_.global_targets.begin(), bg_.global_targets.end(),
-              reinterpret_cast<std::uint32_t*>(ws.table(targets_table_)));
+    // Peers know no local id of this rank's: the shared rows hold global ids.
+    auto* shared_targets = reinterpret_cast<std::uint32_t*>(ws.table(targets_table_));
+    for (size_t e = 0; e < bg_.targets.size(); ++e)
+      shared_targets[e] = static_cast<std::uint32_t>(g_.global_id(bg_.targets[e]));
     if (!ws.peers().empty()) stolen_pushed_.resize((g_.global_vertex_count() + 63) / 64);
     comm_.barrier();  // peers read the rows only once they are there
   }
@@ -295,7 +298,7 @@ class Bfs::Impl {
       const vid_t gu = first + u;
       const eid_t stop = bg_.offsets[u + 1];
       for (eid_t e = bg_.offsets[u]; e < stop; ++e) {
-        const std::uint32_t t = bg_.local_targets[e];
+        const lid_t t = bg_.targets[e];
         if (t < owned) {
           visit(t, gu);
         } else if (!ghost_pushed_[t - owned]) {
@@ -354,8 +357,32 @@ class Bfs::Impl {
 
   // The frontier as a bitmap of global ids on every rank: each rank's words
   // for its own range from frontier_, then MPI_Allgatherv (in place when
-  // every range starts on a word boundary; else gathered and shifted).
+  // every range starts on a word boundary; else gathered and shifted); then
+  // the bits of this rank's local vertices, by local id (local_bits_).
   void publish_frontier() {
+    gather_frontier();
+    // A bottom-up step tests its rows' local ids: owned bits from the
+    // frontier, each ghost's from the gathered bitmap (one pass over the
+    // ghosts per bottom-up level, none per edge).
+    std::fill(local_bits_.begin(), local_bits_.end(), 0);
+    for (std::uint32_t v : frontier_) local_bits_[v >> 6] |= std::uint64_t{1} << (v & 63);
+    const std::uint64_t* bits = frontier_bits_.data();
+    const std::uint32_t* ghosts = bg_.ghost_ids.data();
+    const std::uint64_t owned = bg_.owned, end = owned + bg_.ghost_ids.size();
+    // Word by word (a word's bits gathered in a register, then stored once);
+    // the first word may hold owned bits already.
+    for (std::uint64_t l = owned; l < end;) {
+      const std::uint64_t stop = std::min(end, (l | 63) + 1);
+      std::uint64_t word = 0;
+      for (; l < stop; ++l) {
+        const std::uint32_t w = ghosts[l - owned];
+        word |= (bits[w >> 6] >> (w & 63) & 1) << (l & 63);
+      }
+      local_bits_[(l - 1) >> 6] |= word;
+    }
+  }
+
+  void gather_frontier() {
     const size_t me = static_cast<size_t>(comm_.rank());
     std::uint64_t* bits = frontier_bits_.data();
     if (bg_.aligned) {
@@ -386,20 +413,41 @@ class Bfs::Impl {
   }
 
   void bottom_up_step() {
-    const std::uint64_t* bits = frontier_bits_.data();
-    const std::uint32_t* targets = bg_.global_targets.data();
+    const std::uint64_t* bits = local_bits_.data();
+    const lid_t* targets = bg_.targets.data();
     for (lid_t v = 0; v < bg_.owned; ++v) {
       if (level_[v] != kUnreached) continue;
       const eid_t end = bg_.offsets[v + 1];
       for (eid_t e = bg_.offsets[v]; e < end; ++e) {
-        const std::uint32_t w = targets[e];
-        if (bits[w >> 6] >> (w & 63) & 1) {
+        const lid_t t = targets[e];
+        if (bits[t >> 6] >> (t & 63) & 1) {
           level_[v] = level_now_ + 1;
-          parent_[v] = w;
+          parent_[v] = t;  // a local id until named below
           next_.push_back(static_cast<std::uint32_t>(v));
           break;
         }
       }
+    }
+    name_parents();
+  }
+
+  // The bottom-up step found its parents as local ids. A ghost's global id
+  // is a read at random in the ghost table, so they are named after the
+  // scan, each read prefetched ahead (taken one miss at a time inside the
+  // scan they cost 2-3 ms of a 10 ms level at SCALE 20, 2 ranks).
+  void name_parents() {
+    constexpr std::size_t kAhead = 16;
+    const lid_t owned = bg_.owned;
+    const vid_t first = g_.first_owned();
+    const std::uint32_t* ghosts = bg_.ghost_ids.data();
+    const std::size_t n = next_.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i + kAhead < n) {
+        const vid_t ahead = parent_[next_[i + kAhead]];
+        if (ahead >= owned) __builtin_prefetch(ghosts + (ahead - owned));
+      }
+      vid_t& p = parent_[next_[i]];
+      p = p < owned ? first + p : ghosts[p - owned];
     }
   }
 
@@ -436,6 +484,7 @@ class Bfs::Impl {
   std::vector<std::uint8_t> ghost_pushed_;      // per ghost, this search
   std::vector<std::uint64_t> frontier_bits_;    // replicated bitmap (bottom-up)
   std::vector<std::uint64_t> gathered_;         // unaligned ranges: every rank's words
+  std::vector<std::uint64_t> local_bits_;       // the frontier by local id (bottom-up)
   std::uint64_t total_edges_ = 0, previous_frontier_ = 0;
   std::uint64_t since_progress_ = 0;          // edges scanned since the last evoke
   WorkShare* share_ = nullptr;                // hybrid's intra-node work sharing

@@ -56,19 +56,21 @@ struct SearchResult {
   std::vector<LevelFigures> levels;  // filled when profiling
 };
 
-// The BFS view of a distributed graph, built once per graph: adjacency rows
-// sorted by global id (so the first parent found is the smallest, in every
-// algorithm), as 32-bit local ids for top-down steps and as 32-bit global ids
-// for bottom-up steps (each streams one array, no indirection), each ghost's
-// neighbour index, and the layout of the replicated frontier bitmap.
+// The BFS view of a distributed graph, built once per graph: the graph's own
+// rows (local ids, each row by increasing global id, so the first parent
+// found is the smallest, in every algorithm; no copy: 4 bytes per directed
+// edge in all), each ghost's neighbour index, and the layout of the
+// replicated frontier bitmap.
 struct BfsGraph {
   explicit BfsGraph(const Comm& comm, const DistGraph& g);
   const DistGraph& g;
   lid_t owned;
-  std::vector<eid_t> offsets;                 // rows of owned vertices
-  std::vector<std::uint32_t> local_targets;   // local ids, each row by increasing global id
-  std::vector<std::uint32_t> global_targets;  // the same rows as global ids
-  std::vector<std::uint32_t> ghost_nbr;       // per ghost: index in the ghost relation
+  const std::vector<eid_t>& offsets;     // rows of owned vertices
+  const std::vector<lid_t>& targets;     // local ids
+  std::vector<std::uint32_t> ghost_nbr;  // per ghost: index in the ghost relation
+  std::vector<std::uint32_t> ghost_ids;  // per ghost: its global id, half the graph's table
+  // The graph's memory with this view's, bytes on this rank.
+  std::uint64_t memory_bytes() const;
   // The frontier bitmap is indexed by global id. Each rank contributes the
   // words of its own range; ranges that start on a word boundary are gathered
   // in place, others through `segment_*` and shifted into place.

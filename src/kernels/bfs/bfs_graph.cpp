@@ -1,6 +1,5 @@
-// The BFS view of a distributed graph (see bfs.hpp): rows sorted by global id
-// as local and as global ids, ghost neighbour indices, bitmap layout.
-#include <algorithm>
+// The BFS view of a distributed graph (see bfs.hpp): the graph's rows, ghost
+// neighbour indices, bitmap layout.
 #include <limits>
 
 #include <fmt/format.h>
@@ -10,42 +9,16 @@
 namespace gc::bfs {
 
 BfsGraph::BfsGraph(const Comm& comm, const DistGraph& graph)
-    : g(graph), owned(graph.owned_count()), offsets(graph.offsets()) {
+    : g(graph), owned(graph.owned_count()), offsets(graph.offsets()), targets(graph.targets()) {
+  // Frontier entries, hybrid's shared rows and the bitmaps hold 32-bit ids.
   constexpr auto kMax = std::numeric_limits<std::uint32_t>::max();
   if (graph.global_vertex_count() >= kMax)
     fail_everywhere(fmt::format("bfs: {} vertices exceed the 32-bit ids of the BFS kernel",
                                 graph.global_vertex_count()));
 
-  // Local ids in global order: ghosts below my range, my vertices, ghosts
-  // above it. Each group is already in increasing global id, so sorting a row
-  // by this key sorts it by global id.
-  const auto& ghosts = graph.ghosts();
-  const std::uint32_t low = static_cast<std::uint32_t>(
-      std::lower_bound(ghosts.begin(), ghosts.end(), graph.first_owned()) - ghosts.begin());
-  const std::uint32_t n_owned = static_cast<std::uint32_t>(owned);
-  auto key = [&](std::uint32_t l) -> std::uint32_t {
-    if (l < n_owned) return low + l;
-    return l - n_owned < low ? l - n_owned : l;
-  };
-  auto unkey = [&](std::uint32_t k) -> std::uint32_t {
-    if (k < low) return n_owned + k;
-    return k < low + n_owned ? k - low : k;
-  };
-  const auto& source = graph.targets();
-  local_targets.resize(source.size());
-  global_targets.resize(source.size());
-  for (size_t e = 0; e < source.size(); ++e)
-    local_targets[e] = key(static_cast<std::uint32_t>(source[e]));
-  for (lid_t v = 0; v < owned; ++v)
-    std::sort(local_targets.begin() + static_cast<std::ptrdiff_t>(offsets[v]),
-              local_targets.begin() + static_cast<std::ptrdiff_t>(offsets[v + 1]));
-  for (size_t e = 0; e < source.size(); ++e) {
-    local_targets[e] = unkey(local_targets[e]);
-    global_targets[e] = static_cast<std::uint32_t>(graph.global_id(local_targets[e]));
-  }
-
   const GhostRelation& rel = graph.ghost_relation();
   ghost_nbr.resize(graph.ghost_count());
+  ghost_ids.assign(graph.ghosts().begin(), graph.ghosts().end());
   for (size_t i = 0; i < rel.ranks.size(); ++i)
     for (lid_t l = rel.ghost_begin[i]; l < rel.ghost_end[i]; ++l)
       ghost_nbr[l - owned] = static_cast<std::uint32_t>(i);
@@ -63,6 +36,11 @@ BfsGraph::BfsGraph(const Comm& comm, const DistGraph& graph)
     word_displs[static_cast<size_t>(r)] = checked_count(at, "bitmap displacement");
     gathered_words += words;
   }
+}
+
+std::uint64_t BfsGraph::memory_bytes() const {
+  return g.memory_bytes() + (ghost_nbr.capacity() + ghost_ids.capacity()) * sizeof(std::uint32_t) +
+         (word_counts.capacity() + word_displs.capacity()) * sizeof(int);
 }
 
 }  // namespace gc::bfs

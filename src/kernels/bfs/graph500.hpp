@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,11 @@ std::vector<vid_t> choose_keys(const Comm& comm, const DistGraph& g, int count, 
 // component, the specification's nedge. Collective; `edges` is this rank's
 // share of the input tuples.
 std::vector<std::uint32_t> tuple_endpoint_counts(const Comm& comm, const Distribution& dist,
-                                                 const std::vector<Edge>& edges);
+                                                 std::span<const Edge> edges);
+// The same, piece by piece: adds a piece's counts to `counts` (sized at the
+// first call). Collective, every rank with a piece (maybe empty).
+void add_tuple_endpoint_counts(const Comm& comm, const Distribution& dist,
+                               std::span<const Edge> edges, std::vector<std::uint32_t>& counts);
 
 // The specification's summary statistics of a sample.
 struct Statistics {

@@ -58,7 +58,7 @@ CheckReport check(const Comm& comm, const DistGraph& g, const std::vector<vid_t>
     vid_t m = mate[l];
     if (m != kUnmatched) {
       const lid_t ml = g.local_id(m);
-      m = ml < n ? g.input_id(ml) : n + m;
+      m = ml != kNoLocal ? g.input_id(ml) : n + m;
     }
     named[l] = Edge{g.input_id(l), m, 0};
   }

@@ -31,6 +31,7 @@ int owner_index(const DistGraph& g, lid_t ghost) {
 MatchRun::MatchRun(const Comm& comm, const DistGraph& g, const std::string& model,
                    std::uint64_t round_messages)
     : comm_(comm), g_(g) {
+  g.require_weights("matching");
   PhaseTimer setup_timer(comm);
   ex_ = make_exchange(model, comm, matching_neighborhood(g, round_messages));
   setup_seconds_ = setup_timer.stop();

@@ -316,7 +316,7 @@ class DistributedSuitor {
   void push(lid_t ghost, lid_t from, Kind kind, weight_t w) {
     const int index = owner_index(g_, ghost);
     const vid_t at = g_.global_id(ghost) - neighbor_first_[static_cast<size_t>(index)];
-    ex_.push(index, Message{kind << kKindShift | from << kOffsetBits | at,
+    ex_.push(index, Message{kind << kKindShift | std::uint64_t{from} << kOffsetBits | at,
                             std::bit_cast<std::uint64_t>(w)});
     ++pushed_;
   }

@@ -71,7 +71,7 @@ std::vector<Sample> samples() {
          if (c.rank() == c.size() - 1) e = {{0, 5, 1.0 / 3.0}, {5, 7, 123456.789}, {1, 7, 2.5}};
          return build_graph(c, 20, e);
        }},
-      {"no_edges", [](const Comm& c) { return build_graph(c, 5, {}); }, false},
+      {"no_edges", [](const Comm& c) { return build_graph(c, 5, std::vector<Edge>{}); }, false},
   };
 }
 

@@ -5,6 +5,7 @@
 // recomputation. Graphs: hand-made ones (star, path, isolated vertices, more
 // ranks than vertices, no edges) given to the builder scattered, reversed,
 // duplicated and with self-loops, and generated ones (rmat, rgg).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,6 +15,7 @@
 #include <string>
 #include <tuple>
 
+#include "core/error.hpp"
 #include "graph/build.hpp"
 #include "graph/generators.hpp"
 #include "graph/ghost_index.hpp"
@@ -180,7 +182,7 @@ void check_ghosts_and_owners(const Comm& comm, const DistGraph& g,
   const vid_t step = std::max<vid_t>(1, n / 500);
   for (vid_t v = 0; v < n; v += step) {
     if (!g.is_owned(v) && !expected_ghosts.count(v)) {
-      EXPECT_EQ(g.local_id(v), n) << v;
+      EXPECT_EQ(g.local_id(v), kNoLocal) << v;
     }
   }
 
@@ -351,6 +353,28 @@ void expect_same_layout(const DistGraph& a, const DistGraph& b) {
   EXPECT_EQ(a.ghosts(), b.ghosts());
 }
 
+// Built without weights (packed and wide records, and redistributed), a graph
+// has the weighted graph's rows and no weight at all.
+void expect_unweighted_twin(const Comm& comm, const DistGraph& weighted,
+                            const std::function<DistGraph(BuildRecords)>& build) {
+  for (BuildRecords records : {BuildRecords::automatic, BuildRecords::wide}) {
+    const DistGraph plain = build(records);
+    EXPECT_TRUE(weighted.weighted());
+    EXPECT_FALSE(plain.weighted());
+    EXPECT_TRUE(plain.edge_weights().empty());
+    EXPECT_EQ(plain.offsets(), weighted.offsets());
+    EXPECT_EQ(plain.targets(), weighted.targets());
+    EXPECT_EQ(plain.ghosts(), weighted.ghosts());
+    for (lid_t l = 0; l < plain.owned_count(); ++l) EXPECT_TRUE(plain.weights(l).empty());
+    const Distribution target = edge_balanced(comm, plain.distribution(), plain.offsets());
+    const DistGraph moved = redistribute(comm, plain, target);
+    EXPECT_FALSE(moved.weighted());
+    const test::EdgeSetSummary a = test::summarize_edges(comm, moved),
+                               b = test::summarize_edges(comm, plain);
+    EXPECT_EQ(a, b);
+  }
+}
+
 // The ghost index finds every ghost of each neighbour by its global id and
 // refuses every other id of that neighbour's range, and the ids just outside.
 void check_ghost_index(const DistGraph& g) {
@@ -406,6 +430,10 @@ TEST(DistGraph, HandMadeGraphs) {
     check_all(world, block, expected);
     expect_same_layout(block, build_graph(world, h.n, scattered_input(world, h), Balance::vertices,
                                           BuildRecords::wide));
+    expect_unweighted_twin(world, block, [&](BuildRecords r) {
+      return build_graph(world, h.n, scattered_input(world, h), Balance::vertices, r,
+                         EdgeWeights::none);
+    });
 
     const DistGraph balanced = build_graph(world, h.n, scattered_input(world, h), Balance::edges);
     EXPECT_EQ(test::summarize_edges(world, balanced), test::summarize_edges(world, block));
@@ -439,11 +467,36 @@ TEST(DistGraph, GeneratedGraphs) {
     }();
     check_all(world, block, serial);
     expect_same_layout(block, build_graph(world, n, gen(), Balance::vertices, BuildRecords::wide));
+    expect_unweighted_twin(world, block, [&](BuildRecords r) {
+      return build_graph(world, n, gen(), Balance::vertices, r, EdgeWeights::none);
+    });
     const DistGraph balanced = build_graph(world, n, gen(), Balance::edges);
     EXPECT_EQ(test::summarize_edges(world, balanced), test::summarize_edges(world, block));
     check_all(world, balanced, serial);
     check_edge_balance(world, balanced);
   }
+}
+
+// A rank whose local vertices outnumber the local ids is refused on every
+// rank with one message naming the limit and the way out.
+TEST(DistGraph, LocalIdLimitIsRefusedOnEveryRank) {
+  const Comm world = Comm::world();
+  const std::uint64_t mine = 100 + static_cast<std::uint64_t>(world.rank());
+  EXPECT_NO_THROW(check_local_ids(world, mine, 100 + world.size() - 1));
+  try {
+    check_local_ids(world, mine, 100 + world.size() - 2);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_TRUE(e.agreed());
+    const std::string what = e.what();
+    EXPECT_NE(what.find(fmt::format("rank {} would hold {} local vertices", world.size() - 1,
+                                    100 + world.size() - 1)),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("GRAPHCOMM_LOCAL_ID_BITS=64"), std::string::npos) << what;
+  }
+  static_assert(sizeof(lid_t) * 8 == GRAPHCOMM_LOCAL_ID_BITS);
+  EXPECT_EQ(kMaxLocalVertices, ~std::uint64_t{0} >> (64 - GRAPHCOMM_LOCAL_ID_BITS));
 }
 
 TEST(DistGraph, RedistributeToUnevenRanges) {

@@ -207,7 +207,7 @@ TEST(Match, SuitorInSlicesEqualsSerialGreedy) {
         if (comm.size() == 1) continue;
         // One phase, of at least one round per 64 vertices of the largest range.
         EXPECT_EQ(r.phases, 1u) << where;
-        lid_t most = 0;
+        vid_t most = 0;
         for (int q = 0; q < comm.size(); ++q) most = std::max(most, g.distribution().count(q));
         EXPECT_GE(r.rounds, most / 64) << where;
       }
