@@ -355,7 +355,8 @@ void run_bfs(const Comm& comm, const Invocation& inv, BfsOptions& o) {
                            {"construction_time", construction_seconds},
                            {"tuple_counting_seconds", counting_seconds}});
     for (const ConfigRun& r : runs) doc["runs"].push_back(run_json(r));
-    doc["memory"] = memory_report(comm, bg.memory_bytes(), g.local_edge_count());
+    doc["memory"] =
+        memory_report(comm, g, bg.memory_bytes() - g.memory_bytes(), loaded.estimated_peak_bytes);
     if (!auto_advice.is_null()) doc["auto"] = auto_advice;
     return doc;
   });

@@ -174,8 +174,7 @@ void run_stats(const Comm& comm, const Invocation& inv, const GraphOptions& go, 
   LoadedGraph loaded = load_graph(comm, go.spec, lo);
   Progress::say(comm, "computing statistics");
   GraphStats stats = stats_of(comm, loaded.graph, lo.balance, parts);
-  const nlohmann::json memory =
-      memory_report(comm, loaded.graph.memory_bytes(), loaded.graph.local_edge_count());
+  const nlohmann::json memory = memory_report(comm, loaded.graph, 0, loaded.estimated_peak_bytes);
   print_stats(comm, loaded, stats, before ? &*before : nullptr, memory);
   write_results(comm, inv, "graph stats", json_path, [&] {
     nlohmann::json doc = {{"input", loaded.description}, {"timings", load_timings(loaded)}};

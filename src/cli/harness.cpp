@@ -23,20 +23,24 @@ PeakRss peak_rss_over_ranks(const Comm& comm) {
   return out;
 }
 
-nlohmann::json memory_report(const Comm& comm, std::uint64_t graph_bytes,
-                             std::uint64_t local_directed_edges) {
+nlohmann::json memory_report(const Comm& comm, const DistGraph& g, std::uint64_t view_bytes,
+                             double estimated_peak_bytes) {
   const PeakRss rss = peak_rss_over_ranks(comm);
-  const std::uint64_t edges = sum_over_ranks(comm, local_directed_edges);
+  const double edges =
+      static_cast<double>(std::max<std::uint64_t>(1, sum_over_ranks(comm, g.local_edge_count())));
+  const std::uint64_t graph_bytes = g.memory_bytes() + view_bytes;
   const double per_local_edge =
       static_cast<double>(peak_rss_bytes()) /
-      static_cast<double>(std::max<std::uint64_t>(1, local_directed_edges));
-  return {
-      {"graph_bytes_max", max_over_ranks(comm, graph_bytes)},
-      {"graph_bytes_per_directed_edge", static_cast<double>(sum_over_ranks(comm, graph_bytes)) /
-                                            static_cast<double>(std::max<std::uint64_t>(1, edges))},
-      {"peak_rss_bytes_max", rss.max},
-      {"peak_rss_bytes_mean", rss.mean},
-      {"peak_rss_bytes_per_local_edge_max", max_over_ranks(comm, per_local_edge)}};
+      static_cast<double>(std::max<std::uint64_t>(1, g.local_edge_count()));
+  return {{"graph_bytes_max", max_over_ranks(comm, graph_bytes)},
+          {"graph_bytes_per_directed_edge",
+           static_cast<double>(sum_over_ranks(comm, graph_bytes)) / edges},
+          {"csr_bytes_per_directed_edge",
+           static_cast<double>(sum_over_ranks(comm, g.csr_bytes())) / edges},
+          {"peak_rss_bytes_max", rss.max},
+          {"peak_rss_bytes_mean", rss.mean},
+          {"peak_rss_bytes_per_local_edge_max", max_over_ranks(comm, per_local_edge)},
+          {"estimated_peak_bytes_per_rank", estimated_peak_bytes}};
 }
 
 bool reset_peak_rss_everywhere(const Comm& comm) {

@@ -15,6 +15,7 @@
 #include "cli/commands.hpp"
 #include "core/mpi.hpp"
 #include "core/output.hpp"
+#include "graph/dist_graph.hpp"
 
 namespace gc::cli {
 
@@ -40,11 +41,12 @@ struct PeakRss {
 };
 PeakRss peak_rss_over_ranks(const Comm& comm);
 // The "memory" object of a graph kernel's JSON (docs/json-schema.md): what
-// the graph holds (`graph_bytes`: this rank's, with the kernel's own view of
-// it) per directed edge over all ranks and at most on a rank, and the
-// ranks' peak RSS, also per local directed edge. Collective.
-nlohmann::json memory_report(const Comm& comm, std::uint64_t graph_bytes,
-                             std::uint64_t local_directed_edges);
+// the graph holds (with `view_bytes`, this rank's kernel's own view of it)
+// per directed edge over all ranks and at most on a rank, its CSR alone per
+// directed edge, the ranks' peak RSS (also per local directed edge) and the
+// load's up-front estimate of it. Collective.
+nlohmann::json memory_report(const Comm& comm, const DistGraph& g, std::uint64_t view_bytes,
+                             double estimated_peak_bytes);
 // Resets every rank's peak, so that the next PeakRss is one run's own; false
 // if some rank's kernel does not allow it. Collective.
 bool reset_peak_rss_everywhere(const Comm& comm);

@@ -219,8 +219,7 @@ void run_match(const Comm& comm, const Invocation& inv, const MatchOptions& mo) 
                           {"round_messages", mo.round_messages},
                           {"runs", nlohmann::json::array()}};
     for (const ModelRun& r : runs) doc["runs"].push_back(run_json(r));
-    doc["memory"] =
-        memory_report(comm, loaded.graph.memory_bytes(), loaded.graph.local_edge_count());
+    doc["memory"] = memory_report(comm, loaded.graph, 0, loaded.estimated_peak_bytes);
     if (!auto_advice.is_null()) doc["auto"] = auto_advice;
     return doc;
   });

@@ -74,8 +74,7 @@ void run_spmm(const Comm& comm, const Invocation& inv, const SpmmOptions& o) {
   if (comm.rank() == 0) std::fputs(out.c_str(), stdout);
   write_results(comm, inv, "spmm", o.json, [&] {
     nlohmann::json doc{{"input", loaded.description}, {"iterations", o.iters}, {"runs", runs}};
-    doc["memory"] =
-        memory_report(comm, loaded.graph.memory_bytes(), loaded.graph.local_edge_count());
+    doc["memory"] = memory_report(comm, loaded.graph, 0, loaded.estimated_peak_bytes);
     if (!auto_advice.is_null()) doc["auto"] = auto_advice;
     return doc;
   });

@@ -131,13 +131,23 @@ class CsrBuilder {
       : comm_(comm),
         begin_(dist.begin(comm.rank())),
         owned_(static_cast<lid_t>(dist.count(comm.rank()))),
-        digits_((target_bits(dist) + kMaxDigitBits - 1) / kMaxDigitBits),
-        digit_bits_(digits_ > 0 ? (target_bits(dist) + digits_ - 1) / digits_ : 0),
+        digits_(digits_for(dist.global_count())),
+        digit_bits_(digit_bits_for(dist.global_count())),
         buckets_(std::size_t{1} << digit_bits_),
         symmetrize_(symmetrize) {
     check_local_ids(comm, dist.count(comm.rank()));
     while ((owned_ >> block_shift_) > kBlocks) ++block_shift_;
   }
+
+  // The radix sort's digits and their width for ids below n; the scatters
+  // write to 2^width streams (load_footprint counts their open pages).
+  static int digits_for(vid_t n) { return (target_bits(n) + kMaxDigitBits - 1) / kMaxDigitBits; }
+  static int digit_bits_for(vid_t n) {
+    const int d = digits_for(n);
+    return d > 0 ? (target_bits(n) + d - 1) / d : 0;
+  }
+  // Source blocks the grouping pass writes to, at most.
+  static constexpr lid_t kBlocks = 1024;
 
   // Consumes `edges` (the pieces received); fills the CSR (local ids) and
   // the ghost table.
@@ -164,20 +174,17 @@ class CsrBuilder {
   }
 
  private:
-  // Digits of at most 12 bits, as equal as the passes allow (20-bit ids: two
+  // Source blocks (kBlocks): few enough that the grouping pass writes to few
+  // streams, many enough that a block (rmat:20 at 2 ranks: 16K records)
+  // sorts in L2. Digits of at most 12 bits, as equal as the passes allow (20-bit ids: two
   // of 10): the fewer the buckets, the better a pass's writes stay in cache.
   static constexpr int kMaxDigitBits = 12;
-  // Source blocks: few enough that the grouping pass writes to few streams,
-  // many enough that a block (rmat:20 at 2 ranks: 16K records) sorts in L2.
-  static constexpr lid_t kBlocks = 1024;
 
   static void exclusive_prefix_sum(std::vector<eid_t>& counts) {
     eid_t sum = 0;
     for (eid_t& c : counts) sum += std::exchange(c, sum);
   }
-  static int target_bits(const Distribution& dist) {
-    return std::bit_width(dist.global_count() > 0 ? dist.global_count() - 1 : 0);
-  }
+  static int target_bits(vid_t n) { return std::bit_width(n > 0 ? n - 1 : 0); }
   template <class F>
   void for_each_direction(const Undirected& e, F&& f) const {
     const vid_t u = Layout::u(e), v = Layout::v(e);

@@ -170,6 +170,11 @@ std::uint64_t DistGraph::memory_bytes() const {
          dist_.offsets().capacity() * sizeof(vid_t);
 }
 
+std::uint64_t DistGraph::csr_bytes() const {
+  return offsets_.size() * sizeof(eid_t) + targets_.size() * sizeof(lid_t) +
+         weights_.size() * sizeof(weight_t);
+}
+
 lid_t DistGraph::local_id(vid_t v) const {
   if (is_owned(v)) return v - first_owned();
   auto it = std::lower_bound(ghosts_.begin(), ghosts_.end(), v);

@@ -115,6 +115,7 @@ class DistGraph {
   // What this rank's graph holds, in bytes (every array's size; capacity
   // reserved beyond it is never touched, so never resident).
   std::uint64_t memory_bytes() const;
+  std::uint64_t csr_bytes() const;  // offsets, targets and weights alone
 
  private:
   // Ghost owners, the ghost relation and the global edge count, from the

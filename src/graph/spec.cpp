@@ -95,9 +95,8 @@ namespace {
 // arrays the options announce.
 double load_bytes_per_rank(const Comm& comm, double undirected_edges, double vertices,
                            bool input_whole, const LoadOptions& options) {
-  return load_footprint(undirected_edges, vertices, comm.size(), options.edge_weights,
-                        input_whole, options.kernel_bytes_per_edge,
-                        options.kernel_bytes_per_vertex)
+  return load_footprint(undirected_edges, vertices, comm.size(), options.edge_weights, input_whole,
+                        options.kernel_bytes_per_edge, options.kernel_bytes_per_vertex)
       .peak();
 }
 
@@ -149,14 +148,14 @@ LoadedGraph generate(const Comm& comm, const std::string& spec, const GeneratorK
                      const LoadOptions& options, nlohmann::json& desc) {
   SpecParams params(spec);
   Generated g = kind.parse(params, comm, options.seed);
-  refuse_if_too_big(comm,
-                    load_bytes_per_rank(comm, g.expected_edges, static_cast<double>(g.vertices),
-                                        g.pieces == 0, options),
-                    fmt::format("graph '{}'", spec));
+  const double estimate = load_bytes_per_rank(
+      comm, g.expected_edges, static_cast<double>(g.vertices), g.pieces == 0, options);
+  refuse_if_too_big(comm, estimate, fmt::format("graph '{}'", spec));
   Progress::say(comm, "generating {} ({})", spec, g.note);
   LoadedGraph out =
       g.pieces > 0 ? from_pieces(comm, g.vertices, generated_pieces(g.pieces, g.piece), options)
                    : from_edges(comm, g.vertices, g.edges(), options);
+  out.estimated_peak_bytes = estimate;
   desc.update(g.description);
   return out;
 }
@@ -204,12 +203,11 @@ LoadedGraph read_file(const Comm& comm, const std::string& spec, const std::stri
     desc["entries"] = t.entries;
     // The vertex count comes from the file (size line or largest id): a
     // typo there must be refused here, not die of bad_alloc on every rank.
-    refuse_if_too_big(
-        comm,
-        load_bytes_per_rank(comm, static_cast<double>(t.entries), static_cast<double>(t.vertices),
-                            true, options),
-        fmt::format("graph '{}' with {} vertices", path, t.vertices));
+    const double estimate = load_bytes_per_rank(comm, static_cast<double>(t.entries),
+                                                static_cast<double>(t.vertices), true, options);
+    refuse_if_too_big(comm, estimate, fmt::format("graph '{}' with {} vertices", path, t.vertices));
     out = from_edges(comm, t.vertices, std::move(t.edges), options);
+    out.estimated_peak_bytes = estimate;
     out.id_base = base;
     desc["weights"] = file_weights ? "file" : "seed";
   }

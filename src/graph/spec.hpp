@@ -53,6 +53,9 @@ struct LoadedGraph {
                                // seconds; Graph500's kernel 1), max over ranks
   double order_seconds = 0;    // computing the ordering or partition (not in seconds), max
   double relabel_seconds = 0;  // relabeling the graph by it (not in seconds), max over ranks
+  // The up-front estimate of the peak memory per rank (graph/build.hpp
+  // load_footprint); 0 where none was made (binary formats).
+  double estimated_peak_bytes = 0;
 };
 
 // Collective. Bad specifications and bad files raise an agreed gc::Error.
