@@ -37,9 +37,24 @@ def add_store_option(parser):
                              f"{DEFAULT_STORE}; a suite bench-SCRIPT@TIME per invocation)")
 
 
-def bench(script, args, binary):
-    """The lab session of one invocation of a script."""
-    return Bench(script, store=args.store, binary=binary)
+def bench(script, args, binary, timeout=3600):
+    """The lab session of one invocation of a script; a graphcomm run longer
+    than `timeout` seconds is killed (its whole process group) and stored as
+    failed, "timed out after ... s"."""
+    return Bench(script, store=args.store, binary=binary, timeout=timeout)
+
+
+def check_programs(args, time_binary):
+    """Exits with one line unless the graphcomm binaries of args.binary and
+    args.compare exist, and GAP's bfs in args.gap_dir and GNU time (for its
+    max RSS) when args.gap_dir is given."""
+    for path in [args.binary] + ([args.compare] if args.compare else []):
+        if not os.access(path, os.X_OK):
+            sys.exit(f"bench: no graphcomm binary at {path} (build first)")
+    if args.gap_dir and not os.access(os.path.join(args.gap_dir, "bfs"), os.X_OK):
+        sys.exit(f"bench: no GAP bfs binary in {args.gap_dir}")
+    if args.gap_dir and not os.access(time_binary, os.X_OK):
+        sys.exit(f"bench: no {time_binary} (GNU time, for GAP's max RSS; apt-get install time)")
 
 
 def main(function):

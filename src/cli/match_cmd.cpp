@@ -27,6 +27,7 @@ struct MatchOptions {
   bool check = false, profile = false;
   std::uint64_t round_messages = Neighborhood::kDefaultRoundMessages;
   std::string json, comm_matrix, mates, calibration;
+  std::string weights_precision = "double";
 };
 
 struct ModelRun {
@@ -169,7 +170,10 @@ CLI::Validator algorithm_validator() {
 }
 
 void run_match(const Comm& comm, const Invocation& inv, const MatchOptions& mo) {
-  LoadedGraph loaded = load_graph(comm, mo.graph.spec, mo.graph.load_options());
+  LoadOptions lo = mo.graph.load_options();
+  if (mo.weights_precision == "float") lo.edge_weights = EdgeWeights::as_float;
+  LoadedGraph loaded = load_graph(comm, mo.graph.spec, lo);
+  loaded.description["weights_precision"] = mo.weights_precision;
   const GhostRelation& rel = loaded.graph.ghost_relation();
   const int degree = static_cast<int>(rel.degree());
   loaded.description["process_edges"] = sum_over_ranks(comm, degree) / 2;
@@ -250,6 +254,13 @@ void add_match_command(CLI::App& app, Runner& run) {
           ->capture_default_str();
   add_round_messages_option(*cmd, mo.round_messages);
   add_calibration_option(*cmd, mo.calibration);
+  cmd->add_option("--weights-precision", mo.weights_precision,
+                  "double, or float: each edge's weight rounded to float, 4 bytes per edge "
+                  "instead of 8. The matching is then the serial greedy matching of the rounded "
+                  "weights (--check computes it from them); where rounding makes weights equal, "
+                  "it may differ from the double one")
+      ->check(CLI::IsMember({"double", "float"}))
+      ->capture_default_str();
   cmd->add_flag("--check", mo.check,
                 "Verify validity, maximality and identity with the serial greedy matching");
   cmd->add_flag("--profile", mo.profile,

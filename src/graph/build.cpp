@@ -73,12 +73,20 @@ DistGraph assemble(const Comm& comm, const Distribution& dist, const EdgePieces&
                    bool symmetrize, EdgeWeights weights,
                    BuildRecords records = BuildRecords::automatic) {
   const bool packed = records == BuildRecords::automatic && dist.global_count() <= (vid_t{1} << 32);
-  const bool weighted = weights == EdgeWeights::kept;
+  const bool weighted = weights != EdgeWeights::none;
+  DistGraph g;
   if (packed)
-    return weighted ? assemble_as<PackedLayout<true>>(comm, dist, input, symmetrize)
-                    : assemble_as<PackedLayout<false>>(comm, dist, input, symmetrize);
-  return weighted ? assemble_as<WideLayout<true>>(comm, dist, input, symmetrize)
-                  : assemble_as<WideLayout<false>>(comm, dist, input, symmetrize);
+    g = weighted ? assemble_as<PackedLayout<true>>(comm, dist, input, symmetrize)
+                 : assemble_as<PackedLayout<false>>(comm, dist, input, symmetrize);
+  else
+    g = weighted ? assemble_as<WideLayout<true>>(comm, dist, input, symmetrize)
+                 : assemble_as<WideLayout<false>>(comm, dist, input, symmetrize);
+  // Rounded once the rows are written (duplicates merged in double, the
+  // largest kept: rounding is monotonic, so the same edge wins): the double
+  // column and the float one together (12 bytes per edge) stay below the
+  // sort's 16-byte records.
+  if (weights == EdgeWeights::as_float) g.round_weights_to_float();
+  return g;
 }
 
 template <class Layout>
@@ -134,7 +142,7 @@ LoadFootprint load_footprint(double undirected_edges, double vertices, int ranks
                              double kernel_per_vertex) {
   const double m = undirected_edges / ranks;
   const bool packed = vertices <= std::ldexp(1.0, 32);
-  const bool weighted = weights == EdgeWeights::kept;
+  const bool weighted = weights != EdgeWeights::none;
   auto as = [&]<class Layout>() {
     return footprint_as<Layout>(m, vertices, ranks, input_whole, kernel_per_edge,
                                 kernel_per_vertex);
@@ -242,10 +250,10 @@ DistGraph relayout(const Comm& comm, const DistGraph& g, const std::vector<vid_t
   edges.reserve(g.local_edge_count());
   for (lid_t l = 0; l < owned; ++l) {
     auto nbrs = g.neighbors(l);
-    auto ws = g.weights(l);  // empty when unweighted
     const vid_t u = new_id(l);
+    const eid_t first = g.offsets()[l];
     for (size_t j = 0; j < nbrs.size(); ++j)
-      edges.push_back(Edge{u, new_id(nbrs[j]), ws.empty() ? 0 : ws[j]});
+      edges.push_back(Edge{u, new_id(nbrs[j]), g.weight_at(first + j)});
   }
   release(ghost_new);
   const bool track_input = renaming || g.relabeled();
@@ -267,7 +275,9 @@ DistGraph relayout(const Comm& comm, const DistGraph& g, const std::vector<vid_t
     names = alltoallv(comm, names, counts);
   }
   DistGraph out = assemble(comm, target, pieces_of(comm, edges), false,
-                           g.weighted() ? EdgeWeights::kept : EdgeWeights::none);
+                           !g.weighted()       ? EdgeWeights::none
+                           : g.float_weights() ? EdgeWeights::as_float
+                                               : EdgeWeights::kept);
   release(edges);
   if (track_input) {
     std::vector<vid_t> input(out.owned_count());

@@ -148,6 +148,14 @@ void DistGraph::sort_rows(std::vector<vid_t>& global_targets) {
   }
 }
 
+void DistGraph::round_weights_to_float() {
+  if (!weighted_ || float_) return;
+  float_weights_.reserve(weights_.size());
+  for (weight_t w : weights_) float_weights_.push_back(static_cast<float>(w));
+  release(weights_);
+  float_ = true;
+}
+
 void DistGraph::require_weights(const char* kernel) const {
   if (!weighted_)
     fail(fmt::format("internal: {} needs the edges' weights, loaded without", kernel));
@@ -164,15 +172,15 @@ std::uint64_t DistGraph::memory_bytes() const {
   auto bytes = [](const auto& v) -> std::uint64_t {
     return v.size() * sizeof(typename std::decay_t<decltype(v)>::value_type);
   };
-  return bytes(offsets_) + bytes(targets_) + bytes(weights_) + bytes(ghosts_) +
-         bytes(ghost_owner_) + bytes(input_ids_) + bytes(relation_.ranks) +
+  return bytes(offsets_) + bytes(targets_) + bytes(weights_) + bytes(float_weights_) +
+         bytes(ghosts_) + bytes(ghost_owner_) + bytes(input_ids_) + bytes(relation_.ranks) +
          bytes(relation_.ghost_begin) + bytes(relation_.ghost_end) + bytes(relation_.cut_edges) +
          dist_.offsets().capacity() * sizeof(vid_t);
 }
 
 std::uint64_t DistGraph::csr_bytes() const {
   return offsets_.size() * sizeof(eid_t) + targets_.size() * sizeof(lid_t) +
-         weights_.size() * sizeof(weight_t);
+         weights_.size() * sizeof(weight_t) + float_weights_.size() * sizeof(float);
 }
 
 lid_t DistGraph::local_id(vid_t v) const {

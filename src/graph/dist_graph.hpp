@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "core/mpi.hpp"
@@ -36,8 +37,10 @@ struct GhostRelation {
 };
 
 // Whether a graph keeps its edges' weights: kernels that read none (BFS, the
-// collectives' topologies, statistics) load without, 4 bytes per edge saved.
-enum class EdgeWeights { kept, none };
+// collectives' topologies, statistics) load without, 8 bytes per edge saved;
+// `as_float` keeps them rounded to float (4 bytes), where the user accepts it
+// (match --weights-precision float).
+enum class EdgeWeights { kept, as_float, none };
 
 // Collective: fails on every rank when a rank's local vertices (owned and
 // ghosts) are more than lid_t numbers (`limit`; tests pass a small one).
@@ -96,16 +99,39 @@ class DistGraph {
   std::span<const lid_t> neighbors(lid_t l) const {
     return {targets_.data() + offsets_[l], targets_.data() + offsets_[l + 1]};
   }
-  std::span<const weight_t> weights(lid_t l) const {
-    if (!weighted_) return {};
-    return {weights_.data() + offsets_[l], weights_.data() + offsets_[l + 1]};
-  }
+  // The row's weights in double; empty unless weighted() in double (a graph
+  // with float weights: row_weights<float>, or weight_at).
+  std::span<const weight_t> weights(lid_t l) const { return row_weights<weight_t>(l); }
   bool weighted() const { return weighted_; }
+  bool float_weights() const { return float_; }
+  // W is weight_t or float, as stored (float_weights()); empty otherwise.
+  template <class W>
+  std::span<const W> row_weights(lid_t l) const {
+    const std::vector<W>& all = weight_column<W>();
+    if (all.empty()) return {};
+    return {all.data() + offsets_[l], all.data() + offsets_[l + 1]};
+  }
+  template <class W>
+  const std::vector<W>& weight_column() const {
+    if constexpr (std::is_same_v<W, float>)
+      return float_weights_;
+    else
+      return weights_;
+  }
+  // Edge e's weight (an index into targets()) as double, whichever the
+  // precision stored (a float converts exactly). 0 when not weighted.
+  double weight_at(eid_t e) const {
+    return float_ ? float_weights_[e] : weighted_ ? weights_[e] : 0.0;
+  }
+  // Rounds the weights to float and keeps those (graph/build.cpp, for
+  // EdgeWeights::as_float): half the weights' memory.
+  void round_weights_to_float();
   // Fails (internal error) unless weighted(): kernels that read weights call it.
   void require_weights(const char* kernel) const;
   void drop_weights() {
-    weighted_ = false;
+    weighted_ = float_ = false;
     release(weights_);
+    release(float_weights_);
   }
   const std::vector<eid_t>& offsets() const { return offsets_; }
   const std::vector<lid_t>& targets() const { return targets_; }
@@ -131,11 +157,13 @@ class DistGraph {
   std::vector<eid_t> offsets_{0};
   std::vector<lid_t> targets_;
   std::vector<weight_t> weights_;
-  std::vector<vid_t> ghosts_;  // sorted global ids
+  std::vector<float> float_weights_;  // instead of weights_ when float_
+  std::vector<vid_t> ghosts_;         // sorted global ids
   std::vector<int> ghost_owner_;
   std::vector<vid_t> input_ids_;  // per local id, when relabeled
   bool relabeled_ = false;
   bool weighted_ = true;
+  bool float_ = false;
   GhostRelation relation_;
 };
 

@@ -189,6 +189,7 @@ LoadedGraph read_file(const Comm& comm, const std::string& spec, const std::stri
     BinaryGraph b = format == "mel" ? read_mel(comm, path) : read_gcg(comm, path);
     out.graph = std::move(b.graph);
     if (options.edge_weights == EdgeWeights::none) out.graph.drop_weights();
+    if (options.edge_weights == EdgeWeights::as_float) out.graph.round_weights_to_float();
     out.id_base = b.id_base;
     if (options.balance == Balance::edges)
       out.graph = redistribute(comm, out.graph,

@@ -10,8 +10,9 @@
     shuffled copy, as before the build took its input in pieces) would
     break (30.8 bytes per local edge before, 23.7 now);
   - the graph stores 4-byte targets and no weight for BFS and statistics,
-    4-byte targets and 8-byte weights for matching (CSR bytes per directed
-    edge: those plus the offsets, amortized over about 16 edges per vertex).
+    4-byte targets and 8-byte weights for matching, 4-byte ones with
+    --weights-precision float (CSR bytes per directed edge: those plus the
+    offsets, amortized over about 29 edges per vertex).
 
     memory_cli.py --graphcomm BIN -- LAUNCHER...
 """
@@ -65,6 +66,11 @@ def body():
         match = memory_of(gc, ["match", "--graph", GRAPH, "--algorithm", "suitor", "--model",
                                "nsr"], tmp, "match")
         assert 12.0 < match["csr_bytes_per_directed_edge"] <= 12.6, match
+        # Float weights: 4 bytes each, and the matching still checks out
+        # (--check against the serial greedy matching of the rounded weights).
+        single = memory_of(gc, ["match", "--graph", GRAPH, "--algorithm", "all", "--model", "nsr",
+                                "--weights-precision", "float", "--check"], tmp, "float")
+        assert 8.0 < single["csr_bytes_per_directed_edge"] <= 8.6, single
     return 0
 
 

@@ -41,9 +41,9 @@ CheckReport check(const Comm& comm, const DistGraph& g, const std::vector<vid_t>
   for (lid_t l = 0; l < g.owned_count(); ++l) {
     const vid_t u = g.input_id(l);
     auto nbrs = g.neighbors(l);
-    auto ws = g.weights(l);
     for (size_t j = 0; j < nbrs.size(); ++j)
-      if (u < g.input_id(nbrs[j])) local.push_back(Edge{u, g.input_id(nbrs[j]), ws[j]});
+      if (u < g.input_id(nbrs[j]))
+        local.push_back(Edge{u, g.input_id(nbrs[j]), g.weight_at(g.offsets()[l] + j)});
   }
   const int p = comm.size();
   std::vector<std::uint64_t> counts(static_cast<size_t>(p), 0);

@@ -49,6 +49,8 @@ vid_t receiver_of(const Message& m) {
 constexpr lid_t kNone = ~lid_t{0};
 constexpr eid_t kScanDegree = 64;  // rows up to this degree are never sorted
 
+// W: the edge weights' type as the graph stores them (double or float).
+template <class W>
 class LocallyDominantMatching {
  public:
   LocallyDominantMatching(const DistGraph& g, Exchange& exchange)
@@ -114,7 +116,7 @@ class LocallyDominantMatching {
   // O(d log d), never O(d) per FINDMATE call (O(d^2) in all).
   lid_t first_candidate(lid_t v) const {
     auto nbrs = g_.neighbors(v);
-    auto ws = g_.weights(v);
+    auto ws = g_.template row_weights<W>(v);
     const vid_t iv = g_.input_id(v);
     lid_t best = kNone;
     weight_t best_w = 0;
@@ -130,7 +132,7 @@ class LocallyDominantMatching {
 
   void sort_row(lid_t v) {
     auto nbrs = g_.neighbors(v);
-    auto ws = g_.weights(v);
+    auto ws = g_.template row_weights<W>(v);
     const vid_t iv = g_.input_id(v);
     row_.clear();
     for (size_t j = 0; j < nbrs.size(); ++j) row_.emplace_back(ws[j], nbrs[j]);
@@ -230,15 +232,21 @@ class LocallyDominantMatching {
   lid_t unsettled_;
 };
 
-}  // namespace
-
-MatchResult run_locally_dominant(const DistGraph& g, MatchRun& run) {
-  LocallyDominantMatching kernel(g, run.exchange());
+template <class W>
+MatchResult run_with(const DistGraph& g, MatchRun& run) {
+  LocallyDominantMatching<W> kernel(g, run.exchange());
   kernel.find_mates();
   run.end_local_phase();  // round 0: FINDMATE of every owned vertex
   run.run_phase([&](int from, const Message& m) { kernel.on_message(from, m); },
                 [&] { return kernel.settled(); });
   return run.finish(kernel.mates(), 1);
+}
+
+}  // namespace
+
+MatchResult run_locally_dominant(const DistGraph& g, MatchRun& run) {
+  if (g.float_weights()) return run_with<float>(g, run);
+  return run_with<weight_t>(g, run);
 }
 
 }  // namespace gc::match

@@ -104,10 +104,9 @@ MatchResult MatchRun::finish(std::vector<vid_t> mate, std::uint64_t phases) {
     const vid_t u = result.mate[v];
     if (u == kUnmatched || u < g_.global_id(v)) continue;
     auto nbrs = g_.neighbors(v);
-    auto ws = g_.weights(v);
     for (size_t j = 0; j < nbrs.size(); ++j)
       if (g_.global_id(nbrs[j]) == u) {
-        weight += ws[j];
+        weight += g_.weight_at(g_.offsets()[v] + j);
         ++cardinality;
         break;
       }

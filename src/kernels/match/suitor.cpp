@@ -85,6 +85,10 @@ void assign_huge(std::vector<T>& v, std::size_t n, const T& value) {
   v.assign(n, value);
 }
 
+// W: the edge weights' type as the graph stores them (double, or float with
+// --weights-precision float); suitor weights and messages stay double (a
+// float converts exactly).
+template <class W>
 class DistributedSuitor {
  public:
   DistributedSuitor(const DistGraph& g, Exchange& exchange)
@@ -94,7 +98,7 @@ class DistributedSuitor {
         ghost_index_(g),
         offsets_(g.offsets().data()),
         targets_(g.targets().data()),
-        weights_(g.edge_weights().data()) {
+        weights_(g.template weight_column<W>().data()) {
     for (int rank : g.ghost_relation().ranks)
       neighbor_first_.push_back(g.distribution().begin(rank));
     // A ghost's entry is what its owner told: a lower bound of its suitor
@@ -328,7 +332,7 @@ class DistributedSuitor {
   std::vector<vid_t> neighbor_first_;  // per neighbour rank: its first vertex
   const eid_t* offsets_;
   const lid_t* targets_;
-  const weight_t* weights_;
+  const W* weights_;
   // A vertex's suitor and that edge's weight side by side: the scan reads the
   // weight of a candidate, and taking it the suitor, one cache miss for both.
   struct Suitor {
@@ -350,7 +354,8 @@ class DistributedSuitor {
 
 // One phase of rounds; before each round, answer what the last one brought
 // and propose for `slice` seconds more of round 0.
-MatchResult in_slices(DistributedSuitor& kernel, MatchRun& run, double slice) {
+template <class Kernel>
+MatchResult in_slices(Kernel& kernel, MatchRun& run, double slice) {
   kernel.propose_until(MPI_Wtime() + slice);
   run.end_local_phase();  // round 0: the first slice
   const auto keep = [&](int from, const Message& m) { kernel.receive(from, m); };
@@ -363,7 +368,8 @@ MatchResult in_slices(DistributedSuitor& kernel, MatchRun& run, double slice) {
 
 // Round 0 whole, then one phase per superstep until a global sum of what was
 // pushed is zero.
-MatchResult in_supersteps(const Comm& comm, DistributedSuitor& kernel, MatchRun& run) {
+template <class Kernel>
+MatchResult in_supersteps(const Comm& comm, Kernel& kernel, MatchRun& run) {
   kernel.propose_all();
   run.end_local_phase();  // round 0: every owned vertex proposed
   std::uint64_t phases = 0;
@@ -380,18 +386,9 @@ MatchResult in_supersteps(const Comm& comm, DistributedSuitor& kernel, MatchRun&
   return run.finish(kernel.mates(), phases);
 }
 
-}  // namespace
-
-MatchResult run_suitor(const Comm& comm, const DistGraph& g, MatchRun& run, double slice_seconds) {
-  // Every rank sees the same distribution, so all agree on this error.
-  const Distribution& dist = g.distribution();
-  for (int r = 0; r < dist.ranks(); ++r)
-    if (dist.count(r) > kOffsetMask)
-      fail_everywhere(fmt::format(
-          "suitor: rank {} owns {} vertices, more than its messages can name (2^31 - 1); use more "
-          "ranks or --algorithm ld",
-          r, dist.count(r)));
-  DistributedSuitor kernel(g, run.exchange());
+template <class W>
+MatchResult run_with(const Comm& comm, const DistGraph& g, MatchRun& run, double slice_seconds) {
+  DistributedSuitor<W> kernel(g, run.exchange());
   if (comm.size() > 1 && run.exchange().detects_quiescence()) {
     // Round 0 in about 32 slices, from an estimate of its cost per edge, and
     // no slice so short that a round's own cost would dominate it (the
@@ -404,6 +401,21 @@ MatchResult run_suitor(const Comm& comm, const DistGraph& g, MatchRun& run, doub
                          : std::max(kShortestSlice, edges_per_rank * kSecondsPerEdge / 32));
   }
   return in_supersteps(comm, kernel, run);
+}
+
+}  // namespace
+
+MatchResult run_suitor(const Comm& comm, const DistGraph& g, MatchRun& run, double slice_seconds) {
+  // Every rank sees the same distribution, so all agree on this error.
+  const Distribution& dist = g.distribution();
+  for (int r = 0; r < dist.ranks(); ++r)
+    if (dist.count(r) > kOffsetMask)
+      fail_everywhere(fmt::format(
+          "suitor: rank {} owns {} vertices, more than its messages can name (2^31 - 1); use more "
+          "ranks or --algorithm ld",
+          r, dist.count(r)));
+  if (g.float_weights()) return run_with<float>(comm, g, run, slice_seconds);
+  return run_with<weight_t>(comm, g, run, slice_seconds);
 }
 
 }  // namespace gc::match

@@ -34,6 +34,7 @@ const char* method_name(Method m) {
 
 Rows rows_of(const DistGraph& g) {
   g.require_weights("spmm");
+  if (g.float_weights()) fail("internal: spmm multiplies double values, loaded as float");
   Rows r;
   r.first = g.first_owned();
   std::vector<std::pair<std::uint64_t, double>> row;

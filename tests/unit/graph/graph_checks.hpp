@@ -59,9 +59,8 @@ inline std::vector<EdgeKey> local_edges(const DistGraph& g) {
   out.reserve(g.local_edge_count());
   for (lid_t l = 0; l < g.owned_count(); ++l) {
     auto nbrs = g.neighbors(l);
-    auto ws = g.weights(l);  // empty when unweighted: weight 0
-    for (size_t j = 0; j < nbrs.size(); ++j)
-      out.push_back(key(g.global_id(l), g.global_id(nbrs[j]), ws.empty() ? 0 : ws[j]));
+    for (size_t j = 0; j < nbrs.size(); ++j)  // weight 0 when unweighted
+      out.push_back(key(g.global_id(l), g.global_id(nbrs[j]), g.weight_at(g.offsets()[l] + j)));
   }
   return out;
 }

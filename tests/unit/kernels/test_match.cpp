@@ -158,6 +158,32 @@ TEST(Match, GeneratorsEqualSerialGreedy) {
     expect_greedy_everywhere(load(spec), spec);
 }
 
+// --weights-precision float: the graph holds each weight rounded to float (4
+// bytes, not 8); every algorithm and model gives the serial greedy matching of
+// the rounded weights, which the reference reads back from the graph (and
+// which are checked here to be the double graph's, rounded).
+TEST(Match, FloatWeightsEqualSerialGreedyOfRoundedWeights) {
+  for (const char* spec : {"rmat:11", "rgg:4000"}) {
+    LoadOptions o;
+    o.seed = 7;
+    const DistGraph exact = load_graph(world(), spec, o).graph;
+    o.edge_weights = EdgeWeights::as_float;
+    const DistGraph g = load_graph(world(), spec, o).graph;
+    ASSERT_TRUE(g.float_weights());
+    EXPECT_TRUE(g.weights(0).empty());  // no double column
+    ASSERT_EQ(g.targets(), exact.targets());
+    for (eid_t e = 0; e < g.local_edge_count(); ++e)
+      ASSERT_EQ(g.weight_at(e), static_cast<double>(static_cast<float>(exact.weight_at(e))));
+    EXPECT_EQ(g.csr_bytes(), exact.csr_bytes() - g.local_edge_count() * 4);
+    expect_greedy_everywhere(g, fmt::format("{} (float weights)", spec));
+    // Redistributed, the weights stay float and the same.
+    const DistGraph moved =
+        redistribute(world(), g, edge_balanced(world(), g.distribution(), g.offsets()));
+    EXPECT_TRUE(moved.float_weights());
+    EXPECT_EQ(test::summarize_edges(world(), moved), test::summarize_edges(world(), g));
+  }
+}
+
 // ncl-combined's friend groups form only with enough ranks (registered at 8
 // ranks as well).
 TEST(Match, NclCombinedEqualsSerialGreedy) {
