@@ -185,9 +185,15 @@ def main():
 
     print(f"{'SCALE':>5} {'P':>2} {'configuration':<34} {'hmean_MTEPS':>12} {'spread':>8} "
           f"{'median_ms':>10} {'spread':>8}")
+    def column(values, scale, width, digits):
+        """median and spread of `values` times `scale`; "-" where a program
+        reports no such figure (GAP prints times, not TEPS)."""
+        if not values:
+            return f"{'-':>{width}} {'-':>8}"
+        return f"{median(values) * scale:>{width}.{digits}f} {spread(values) * scale:>8.{digits}f}"
+
     for scale, ranks, name, t, s in rows:
-        print(f"{scale:>5} {ranks:>2} {name:<34} {median(t) / 1e6:>12.2f} {spread(t) / 1e6:>8.2f} "
-              f"{median(s) * 1e3:>10.3f} {spread(s) * 1e3:>8.3f}")
+        print(f"{scale:>5} {ranks:>2} {name:<34} {column(t, 1e-6, 12, 2)} {column(s, 1e3, 10, 3)}")
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out + ".tmp", "w") as f:
         json.dump({"rows": [{"scale": r[0], "ranks": r[1], "name": r[2], "hmean_teps": r[3],

@@ -61,7 +61,7 @@ std::vector<Edge> rmat_edges(const Comm& comm, const RmatParams& params, std::ui
 }
 
 std::vector<Edge> rmat_edge_range(const RmatParams& params, std::uint64_t seed, std::uint64_t first,
-                                  std::uint64_t last) {
+                                  std::uint64_t last, bool weights) {
   const int scale = params.scale;
   const double ab = params.a + params.b;
   const double c_norm = params.c / (1.0 - ab);
@@ -102,7 +102,7 @@ std::vector<Edge> rmat_edge_range(const RmatParams& params, std::uint64_t seed, 
       u[b] = scramble(i[b] & mask);
       v[b] = scramble(j[b] & mask);
     }
-    const auto w = edge_weights_from_seed(rng, u, v);
+    const auto w = weights ? edge_weights_from_seed(rng, u, v) : std::array<weight_t, kBatch>{};
     for (std::size_t b = 0; b < kBatch && k + b < last; ++b)
       edges.push_back(Edge{u[b], v[b], w[b]});
   }

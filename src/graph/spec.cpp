@@ -152,9 +152,11 @@ LoadedGraph generate(const Comm& comm, const std::string& spec, const GeneratorK
       comm, g.expected_edges, static_cast<double>(g.vertices), g.pieces == 0, options);
   refuse_if_too_big(comm, estimate, fmt::format("graph '{}'", spec));
   Progress::say(comm, "generating {} ({})", spec, g.note);
-  LoadedGraph out =
-      g.pieces > 0 ? from_pieces(comm, g.vertices, generated_pieces(g.pieces, g.piece), options)
-                   : from_edges(comm, g.vertices, g.edges(), options);
+  const bool weights = options.edge_weights != EdgeWeights::none;
+  auto piece = [&g, weights](std::uint64_t i) { return g.piece(i, weights); };
+  LoadedGraph out = g.pieces > 0
+                        ? from_pieces(comm, g.vertices, generated_pieces(g.pieces, piece), options)
+                        : from_edges(comm, g.vertices, g.edges(), options);
   out.estimated_peak_bytes = estimate;
   desc.update(g.description);
   return out;

@@ -32,9 +32,9 @@ Generated rmat(SpecParams& p, const Comm& comm, std::uint64_t seed) {
                                  static_cast<std::uint64_t>(comm.size()) - 1) /
                                 static_cast<std::uint64_t>(comm.size());
   const std::uint64_t pieces = (largest + kPieceEdges - 1) / kPieceEdges;
-  auto piece = [r, seed, share](std::uint64_t i) {
+  auto piece = [r, seed, share](std::uint64_t i, bool weights) {
     const std::uint64_t first = std::min(share.last, share.first + i * kPieceEdges);
-    return rmat_edge_range(r, seed, first, std::min(share.last, first + kPieceEdges));
+    return rmat_edge_range(r, seed, first, std::min(share.last, first + kPieceEdges), weights);
   };
   return {vid_t{1} << r.scale,
           m,

@@ -44,10 +44,11 @@ struct Generated {
   nlohmann::json description;
   std::function<std::vector<Edge>()> edges;  // this rank's slice
   // Where the generator can make its slice piece by piece (rmat), `pieces`
-  // (the same on every rank) and piece(i): the build then never holds the
-  // whole slice as edge records. 0: edges() only.
+  // (the same on every rank) and piece(i, weights) (weights 0 unless asked
+  // for): the build then never holds the whole slice as edge records.
+  // 0: edges() only.
   std::uint64_t pieces = 0;
-  std::function<std::vector<Edge>(std::uint64_t)> piece;
+  std::function<std::vector<Edge>(std::uint64_t, bool)> piece;
 };
 
 struct GeneratorKind {
