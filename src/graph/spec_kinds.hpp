@@ -48,7 +48,7 @@ struct Generated {
   // for): the build then never holds the whole slice as edge records.
   // 0: edges() only.
   std::uint64_t pieces = 0;
-  std::function<std::vector<Edge>(std::uint64_t, bool)> piece;
+  std::function<std::vector<Edge>(std::uint64_t, bool)> piece = nullptr;
 };
 
 struct GeneratorKind {
