@@ -51,8 +51,10 @@ vid_t rmat_permute(vid_t v, int scale, std::uint64_t seed) {
 
 RmatShare rmat_share(const Comm& comm, const RmatParams& params) {
   const std::uint64_t m = static_cast<std::uint64_t>(params.edgefactor) << params.scale;
-  return {(static_cast<unsigned __int128>(m) * comm.rank()) / comm.size(),
-          (static_cast<unsigned __int128>(m) * (comm.rank() + 1)) / comm.size()};
+  return {
+      static_cast<std::uint64_t>((static_cast<unsigned __int128>(m) * comm.rank()) / comm.size()),
+      static_cast<std::uint64_t>((static_cast<unsigned __int128>(m) * (comm.rank() + 1)) /
+                                 comm.size())};
 }
 
 std::vector<Edge> rmat_edges(const Comm& comm, const RmatParams& params, std::uint64_t seed) {
