@@ -127,12 +127,10 @@ LoadFootprint footprint_as(double m, double vertices, int ranks, bool input_whol
 }  // namespace
 
 double LoadFootprint::peak() const {
-  // The process before it loads anything: MPI and its libraries (16 MiB
-  // measured with Open MPI 4.1.4 at 2 ranks, graph stats on rmat:4), with
-  // room for their variation from run to run; and a fifth more of the data
-  // for the allocator's and the libraries' slack. Measured against the peak
-  // (tests/cli/memory_cli.py): 1.06-1.19 on rmat:18-20 at 1-4 ranks, 1.37 on
-  // rgg:1000000, 1.44 on email-Enron (23.6 MiB).
+  // The process before it loads anything (MPI and its libraries), with room
+  // for its variation from run to run; and a fifth more of the data for the
+  // allocator's and the libraries' slack. tests/cli/memory_cli.py holds the
+  // result to the measured peak; bench/README.md has the ratios.
   constexpr double kProcess = 28 << 20, kSlack = 1.2;
   return kSlack * std::max({input, shuffle, sort, kernel}) + kProcess;
 }

@@ -27,9 +27,30 @@ namespace gc {
 // where every id fits in 32 bits (n <= 2^32) the packed one moves 16 bytes per
 // weighted record instead of 24. A graph built without weights (BFS, the
 // collectives' topologies) moves no weight: 8 bytes per packed record.
+// What both layouts do with a record's weight (member `w`, present only when
+// Weighted): read it (0 without), and make a record with it appended.
 template <bool Weighted>
-struct WideLayout {
+struct RecordWeight {
   static constexpr bool kWeighted = Weighted;
+  template <class Record>
+  static weight_t weight(const Record& r) {
+    if constexpr (Weighted)
+      return r.w;
+    else
+      return 0;
+  }
+  template <class Record, class... Fields>
+  static Record make(weight_t w, Fields... fields) {
+    if constexpr (Weighted)
+      return {fields..., w};
+    else
+      return {fields...};
+  }
+};
+
+template <bool Weighted>
+struct WideLayout : RecordWeight<Weighted> {
+  using Base = RecordWeight<Weighted>;
   struct UndirectedWeighted {
     vid_t u, v;
     weight_t w;
@@ -41,32 +62,18 @@ struct WideLayout {
   struct DirectedWeighted {
     lid_t source;  // local
     vid_t target;  // global, then local
-    weight_t weight;
+    weight_t w;
   };
   struct DirectedPlain {
     lid_t source;
     vid_t target;
   };
   using Directed = std::conditional_t<Weighted, DirectedWeighted, DirectedPlain>;
-  static Undirected pack(const Edge& e) {
-    if constexpr (Weighted)
-      return {e.u, e.v, e.w};
-    else
-      return {e.u, e.v};
-  }
+  static Undirected pack(const Edge& e) { return Base::template make<Undirected>(e.w, e.u, e.v); }
   static vid_t u(const Undirected& e) { return e.u; }
   static vid_t v(const Undirected& e) { return e.v; }
-  static weight_t weight(const Undirected& e) {
-    if constexpr (Weighted)
-      return e.w;
-    else
-      return 0;
-  }
-  static Directed directed(lid_t source, vid_t target, [[maybe_unused]] weight_t w) {
-    if constexpr (Weighted)
-      return {source, target, w};
-    else
-      return {source, target};
+  static Directed directed(lid_t source, vid_t target, weight_t w) {
+    return Base::template make<Directed>(w, source, target);
   }
   static lid_t source(const Directed& r) { return r.source; }
   static vid_t target(const Directed& r) { return r.target; }
@@ -74,8 +81,8 @@ struct WideLayout {
 };
 
 template <bool Weighted>
-struct PackedLayout {
-  static constexpr bool kWeighted = Weighted;
+struct PackedLayout : RecordWeight<Weighted> {
+  using Base = RecordWeight<Weighted>;
   static constexpr std::uint64_t kLow = 0xffffffffULL;
   struct UndirectedWeighted {
     std::uint64_t uv;  // u << 32 | v
@@ -87,31 +94,19 @@ struct PackedLayout {
   using Undirected = std::conditional_t<Weighted, UndirectedWeighted, UndirectedPlain>;
   struct DirectedWeighted {
     std::uint64_t key;  // target << 32 | local source
-    weight_t weight;
+    weight_t w;
   };
   struct DirectedPlain {
     std::uint64_t key;
   };
   using Directed = std::conditional_t<Weighted, DirectedWeighted, DirectedPlain>;
   static Undirected pack(const Edge& e) {
-    if constexpr (Weighted)
-      return {e.u << 32 | e.v, e.w};
-    else
-      return {e.u << 32 | e.v};
+    return Base::template make<Undirected>(e.w, e.u << 32 | e.v);
   }
   static vid_t u(const Undirected& e) { return e.uv >> 32; }
   static vid_t v(const Undirected& e) { return e.uv & kLow; }
-  static weight_t weight(const Undirected& e) {
-    if constexpr (Weighted)
-      return e.w;
-    else
-      return 0;
-  }
-  static Directed directed(lid_t source, vid_t target, [[maybe_unused]] weight_t w) {
-    if constexpr (Weighted)
-      return {target << 32 | source, w};
-    else
-      return {target << 32 | source};
+  static Directed directed(lid_t source, vid_t target, weight_t w) {
+    return Base::template make<Directed>(w, target << 32 | source);
   }
   static lid_t source(const Directed& r) { return r.key & kLow; }
   static vid_t target(const Directed& r) { return r.key >> 32; }
@@ -273,8 +268,8 @@ class CsrBuilder {
   void write_rows(const Directed* by_block, std::vector<eid_t>& offsets,
                   std::vector<lid_t>& targets, std::vector<weight_t>& weights) {
     // The rows are read at random by every kernel: huge pages where the
-    // system gives them on request (bottom-up BFS steps at SCALE 20: 12 ms
-    // with 4 KiB pages, 9.5 ms with huge ones).
+    // system gives them on request (fewer TLB misses in BFS's bottom-up
+    // steps; bench/README.md, "Memory per edge").
     offsets.reserve(owned_ + 1);
     advise_huge_pages(offsets.data(), (owned_ + 1) * sizeof(eid_t));
     offsets.assign(owned_ + 1, 0);
@@ -297,11 +292,10 @@ class CsrBuilder {
         for (eid_t i = slots_[s] - base; i < slots_[s + 1] - base; ++i) {
           const auto t = static_cast<lid_t>(Layout::target(block[i]));  // checked to fit
           if (targets.size() > row_begin && targets.back() == t) {
-            if constexpr (Layout::kWeighted)
-              weights.back() = std::max(weights.back(), block[i].weight);
+            if constexpr (Layout::kWeighted) weights.back() = std::max(weights.back(), block[i].w);
           } else {
             targets.push_back(t);
-            if constexpr (Layout::kWeighted) weights.push_back(block[i].weight);
+            if constexpr (Layout::kWeighted) weights.push_back(block[i].w);
           }
         }
         offsets[s + 1] = targets.size();

@@ -25,7 +25,7 @@ struct RmatParams {
 std::vector<Edge> rmat_edges(const Comm& comm, const RmatParams& params, std::uint64_t seed);
 // Edges [first, last) of the global list; a rank's share is rmat_share's.
 // Without `weights` every weight is 0 (for a graph built without them: the
-// weights are a sixth of the generator's time).
+// weights are a good part of the generator's time).
 std::vector<Edge> rmat_edge_range(const RmatParams& params, std::uint64_t seed, std::uint64_t first,
                                   std::uint64_t last, bool weights = true);
 struct RmatShare {

@@ -434,7 +434,7 @@ class Bfs::Impl {
   // The bottom-up step found its parents as local ids. A ghost's global id
   // is a read at random in the ghost table, so they are named after the
   // scan, each read prefetched ahead (taken one miss at a time inside the
-  // scan they cost 2-3 ms of a 10 ms level at SCALE 20, 2 ranks).
+  // scan, they stall it).
   void name_parents() {
     constexpr std::size_t kAhead = 16;
     const lid_t owned = bg_.owned;
