@@ -1,6 +1,7 @@
 #include "advise/features.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "graph/distribution.hpp"
 #include "graph/stats.hpp"
@@ -9,10 +10,7 @@
 
 namespace gc::advise {
 
-namespace {
-
-// Levels of one top-down search over nsr-agg from the first Graph500 key.
-double bfs_depth(const Comm& comm, const DistGraph& g, std::uint64_t seed) {
+double bfs_levels(const Comm& comm, const DistGraph& g, std::uint64_t seed) {
   const std::vector<vid_t> keys = bfs::choose_keys(comm, g, 1, seed);
   if (keys.empty()) return 0;
   const bfs::BfsGraph bg(comm, g);
@@ -23,16 +21,15 @@ double bfs_depth(const Comm& comm, const DistGraph& g, std::uint64_t seed) {
   return static_cast<double>(max_over_ranks(comm, deepest)) + 1;
 }
 
-}  // namespace
-
-Features compute_features(const Comm& comm, const DistGraph& g, int parts, bool bfs_levels,
-                          std::uint64_t seed) {
+Features compute_features(const Comm& comm, const DistGraph& g, int parts, Balance balance,
+                          bool with_levels, std::uint64_t seed) {
   Features f;
   f.parts = parts > 0 ? parts : comm.size();
   f.vertices = g.global_vertex_count();
   f.edges = g.global_edge_count();
-  const Distribution cut = Distribution::block(g.global_vertex_count(), f.parts);
-  const GraphStats s = compute_stats(comm, g, parts > 0 ? &cut : nullptr);
+  std::optional<Distribution> cut;
+  if (parts > 0) cut = cut_into_parts(comm, g, balance, parts);
+  const GraphStats s = compute_stats(comm, g, cut ? &*cut : nullptr);
   for (const RankFigures& r : s.ranks) {
     f.edges_max = std::max(f.edges_max, static_cast<double>(r.edges));
     f.cut_max = std::max(f.cut_max, static_cast<double>(r.cut_edges));
@@ -41,7 +38,7 @@ Features compute_features(const Comm& comm, const DistGraph& g, int parts, bool 
   f.degree_max = s.process_degree.max;
   f.degree_avg = s.process_degree.avg;
   f.degree_sigma = s.process_degree.stddev;
-  if (bfs_levels) f.levels = bfs_depth(comm, g, seed);
+  if (with_levels) f.levels = bfs_levels(comm, g, seed);
   return f;
 }
 

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/mpi.hpp"
+#include "graph/build.hpp"
 #include "graph/dist_graph.hpp"
 
 namespace gc::advise {
@@ -31,11 +32,16 @@ struct Features {
 };
 
 // Collective. `parts` 0: the ranks as they hold g (its own distribution,
-// reordered or partitioned), else g's ids cut into `parts` blocks. `bfs_levels`: also run one
+// reordered or partitioned), else g's ids cut into `parts` ranges as `balance`
+// cuts them (graph/build.hpp cut_into_parts). `with_levels`: also run one
 // top-down search (the Graph500 reference's design, nsr-agg) from the first search key of `seed`,
 // for its depth.
-Features compute_features(const Comm& comm, const DistGraph& g, int parts, bool bfs_levels,
-                          std::uint64_t seed = 1);
+Features compute_features(const Comm& comm, const DistGraph& g, int parts, Balance balance,
+                          bool with_levels, std::uint64_t seed = 1);
+
+// Levels of one top-down search (over nsr-agg) from the first Graph500 search
+// key of `seed`: what compute_features puts in `levels`. Collective.
+double bfs_levels(const Comm& comm, const DistGraph& g, std::uint64_t seed);
 
 // JSON {parts, vertices, edges, edges_max, ...}: nlohmann::json(f), j.get<Features>().
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Features, parts, vertices, edges, edges_max, cut_max, cut_total,

@@ -3,11 +3,13 @@
 // advise/ fitted on this machine's (or a simulated platform's) calibration.
 // It reads the input once and runs no kernel but one BFS search for the depth.
 #include <cstdio>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "advise/advice.hpp"
 #include "advise/calibration.hpp"
+#include "advise/layouts.hpp"
 #include "cli/commands.hpp"
 #include "cli/harness.hpp"
 #include "core/error.hpp"
@@ -25,6 +27,7 @@ struct AdviseOptions {
   bool calibrate = false;
   std::vector<std::string> calibration_inputs;
   int repeats = 3;
+  bool given_only = false;
 };
 
 // Per configuration, what the fit is made of: samples and leave-one-out error.
@@ -57,6 +60,16 @@ void run_advise(const Comm& comm, const Invocation& inv, const AdviseOptions& o)
   const std::vector<std::string> kernels = o.kernel == "all"
                                                ? std::vector<std::string>{"match", "bfs", "spmm"}
                                                : std::vector<std::string>{o.kernel};
+  LoadOptions lo = o.graph.load_options();
+  lo.edge_weights = EdgeWeights::none;  // the features read none
+  const int parts = o.ranks > 0 ? o.ranks : comm.size();
+  // A partition's parts are the ranks: nothing else to cut or compare. Any
+  // other layout is cut here from the input order or its RCM order.
+  const bool partitioned = lo.ordering != Ordering::none && lo.ordering != Ordering::rcm;
+  if (partitioned && parts != comm.size())
+    fail_everywhere(fmt::format(
+        "--ranks {}: with --partition {} the parts are the ranks; run advise on {} ranks", parts,
+        o.graph.partition, parts));
   if (o.calibrate) {
     advise::CalibrationOptions co;
     co.kernels = kernels;
@@ -71,21 +84,44 @@ void run_advise(const Comm& comm, const Invocation& inv, const AdviseOptions& o)
   }
   const advise::Calibration c = advise::load_calibration(comm, path);
   if (o.graph.spec.empty()) {
-    for (const std::string& k : kernels) print_fit(comm, c, k, o.ranks > 0 ? o.ranks : comm.size());
+    for (const std::string& k : kernels) print_fit(comm, c, k, parts);
     return;
   }
-  LoadOptions lo = o.graph.load_options();
-  lo.edge_weights = EdgeWeights::none;  // the features read none
+  const advise::Layout given{lo.ordering == Ordering::rcm, lo.balance};
+  if (!partitioned) {
+    lo.ordering = Ordering::none;
+    lo.balance = Balance::vertices;
+  }
   const LoadedGraph loaded = load_graph(comm, o.graph.spec, lo);
-  const int parts = o.ranks > 0 ? o.ranks : comm.size();
+  std::optional<OrderedGraph> rcm;
+  if (!partitioned && (given.rcm || !o.given_only)) {
+    Progress::say(comm, "reverse Cuthill-McKee order of {}", o.graph.spec);
+    rcm = order_graph(comm, loaded.graph, Ordering::rcm, Balance::vertices, o.graph.seed);
+  }
   nlohmann::json advice = nlohmann::json::array();
   for (const std::string& k : kernels) {
     Progress::say(comm, "features of {} cut into {} parts", o.graph.spec, parts);
-    const advise::Features f =
-        advise::compute_features(comm, loaded.graph, parts, k == "bfs", o.graph.seed);
-    const advise::Advice a = advise::advise(c, k, f);
-    if (comm.rank() == 0) std::fputs(advise::format_advice(a).c_str(), stdout);
-    advice.push_back(advise::to_json(a));
+    const double levels = k == "bfs" ? advise::bfs_levels(comm, loaded.graph, o.graph.seed) : 0;
+    nlohmann::json doc;
+    if (partitioned || o.given_only) {
+      const DistGraph& g = rcm ? rcm->graph : loaded.graph;
+      advise::Features f =
+          advise::compute_features(comm, g, partitioned ? 0 : parts, given.balance, false);
+      f.levels = levels;
+      const advise::Advice a = advise::advise(c, k, f);
+      if (comm.rank() == 0) std::fputs(advise::format_advice(a).c_str(), stdout);
+      doc = advise::to_json(a);
+    } else {
+      const advise::LayoutComparison lc =
+          advise::compare_layouts(comm, c, k, loaded.graph, rcm->graph,
+                                  rcm->order_seconds + rcm->relabel_seconds, given, parts, levels);
+      const advise::Advice& a = lc.layouts.front().advice;
+      if (comm.rank() == 0)
+        std::fputs((advise::format_advice(a) + advise::format_layouts(lc)).c_str(), stdout);
+      doc = advise::to_json(a);
+      doc["distribution"] = advise::to_json(lc);
+    }
+    advice.push_back(doc);
   }
   write_results(comm, inv, "advise", o.json, [&] {
     return nlohmann::json{
@@ -128,6 +164,9 @@ void add_advise_command(CLI::App& app, Runner& run) {
   cmd->add_option("--repeats", o.repeats, "Calibration: runs per configuration (median)")
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
+  cmd->add_flag("--given-distribution-only", o.given_only,
+                "Advise for the distribution given only; by default advise also compares block "
+                "and edge-balanced ranges of the input order and of its RCM order");
   cmd->add_option("--json", o.json, "Write the advice as JSON (docs/json-schema.md)");
   cmd->callback(
       [&run] { run = [](const Comm& comm, const Invocation& inv) { run_advise(comm, inv, o); }; });

@@ -152,9 +152,7 @@ void print_stats(const Comm& comm, const LoadedGraph& loaded, const GraphStats& 
 // the distribution would cut them over P ranks.
 GraphStats stats_of(const Comm& comm, const DistGraph& g, Balance balance, int parts) {
   if (parts == 0) return compute_stats(comm, g);
-  const Distribution cut = balance == Balance::edges
-                               ? edge_balanced(comm, g.distribution(), g.offsets(), parts)
-                               : Distribution::block(g.global_vertex_count(), parts);
+  const Distribution cut = cut_into_parts(comm, g, balance, parts);
   return compute_stats(comm, g, &cut);
 }
 

@@ -216,6 +216,11 @@ Distribution edge_balanced(const Comm& comm, const Distribution& current,
   return Distribution::from_offsets(std::move(global));
 }
 
+Distribution cut_into_parts(const Comm& comm, const DistGraph& g, Balance balance, int parts) {
+  return balance == Balance::edges ? edge_balanced(comm, g.distribution(), g.offsets(), parts)
+                                   : Distribution::block(g.global_vertex_count(), parts);
+}
+
 std::vector<vid_t> ghost_values(const Comm& comm, const DistGraph& g,
                                 const std::vector<vid_t>& owned_values) {
   // Ghosts are sorted by global id, hence grouped by owner in rank order: ask

@@ -77,6 +77,9 @@ LoadFootprint load_footprint(double undirected_edges, double vertices, int ranks
 // The ranges depend only on the graph, not on how many ranks hold it.
 Distribution edge_balanced(const Comm& comm, const Distribution& current,
                            const std::vector<eid_t>& offsets, int parts = 0);
+// g's ids cut into `parts` ranges as `balance` would cut them over that many
+// ranks: equal blocks, or edge_balanced. Collective.
+Distribution cut_into_parts(const Comm& comm, const DistGraph& g, Balance balance, int parts);
 
 // Re-lays a graph out on another distribution (same global graph, same ids;
 // input ids follow the vertices).

@@ -13,7 +13,11 @@ recount.py, with none of the project's code):
     part's edges and cut edges, the process graph's d_max and d_avg), the same
     at every rank count; ranks every configuration, fastest first, each
     prediction the sum of its terms; says it extrapolates (7 was not
-    calibrated) and names the calibrated rank counts;
+    calibrated) and names the calibrated rank counts; compares the four
+    distributions (block and edge-balanced ranges, of the input order and
+    of its RCM order): the edge-balanced parts' features as recount.py cuts
+    them, the reordering's time apart, the choice the fastest unless it
+    gains less than 5% on the given one;
   - `match --model auto --check`, `bfs --model auto` and `spmm --method auto
     --check` run the configuration
     that `advise --ranks P` ranks first at those P ranks, say so on stdout
@@ -88,6 +92,39 @@ def check_advice(advice, expected, models, calibrated):
     assert f"not at {PARTS}" in advice["extrapolation"], advice["extrapolation"]
 
 
+LAYOUTS = ["--distribution block", "--distribution edges", "--distribution block --reorder rcm",
+           "--distribution edges --reorder rcm"]
+WORTH_CHANGING = 1.05  # advise/layouts.hpp kWorthChanging
+
+
+def check_layouts(advice, expected_edges_layout, n_edges):
+    """The distributions advise compares: the given one first (its features
+    and best prediction those of the advice), the edge-balanced cut as
+    recount.py cuts it, the RCM ones with their setup time, and the choice the
+    fastest unless it gains under WORTH_CHANGING on the given one."""
+    d = advice["distribution"]
+    layouts = d["layouts"]
+    assert sorted(x["flags"] for x in layouts) == sorted(LAYOUTS), layouts
+    given = layouts[0]
+    assert given["flags"] == LAYOUTS[0], given
+    assert given["features"] == advice["features"], (given["features"], advice["features"])
+    assert given["choice"] == advice["choice"], given
+    by_flags = {x["flags"]: x for x in layouts}
+    f = by_flags["--distribution edges"]["features"]
+    for field, want in expected_edges_layout.items():
+        assert abs(f[field] - want) <= 1e-9 * max(1, abs(want)), \
+            f"advise {advice['kernel']} --distribution edges: features.{field} {f[field]}, " \
+            f"recount {want}"
+    for x in layouts:
+        assert x["features"]["edges"] == n_edges, x
+        assert (x["setup_seconds"] > 0) == ("--reorder rcm" in x["flags"]), x
+    fastest = min(layouts, key=lambda x: x["predicted_seconds"])
+    want = given if fastest["predicted_seconds"] * WORTH_CHANGING > given["predicted_seconds"] \
+        else fastest
+    assert d["choice"] == want["flags"], f"advise {advice['kernel']}: chose {d['choice']}, " \
+        f"predicted {[(x['flags'], x['predicted_seconds']) for x in layouts]}"
+
+
 def main():
     p = runner.parser(__doc__)
     p.add_argument("--graph", required=True)
@@ -102,6 +139,12 @@ def main():
                 "edges_max": max(r["edges"] for r in per_part),
                 "cut_max": max(r["cut_edges"] for r in per_part),
                 "degree_max": max(degrees), "degree_avg": sum(degrees) / PARTS}
+    per_part = recount.distribution_figures(
+        g, PARTS, recount.edge_balanced_owner(g, PARTS))["distribution"]["per_rank"]
+    degrees = [r["process_degree"] for r in per_part]
+    expected_edges_layout = {"parts": PARTS, "edges_max": max(r["edges"] for r in per_part),
+                             "cut_max": max(r["cut_edges"] for r in per_part),
+                             "degree_max": max(degrees), "degree_avg": sum(degrees) / PARTS}
     with runner.workdir("advise") as tmp:
         cal = os.path.join(tmp, "calibration.json")
         done = []
@@ -119,6 +162,7 @@ def main():
             assert [a["kernel"] for a in doc["advice"]] == list(KERNELS), doc["advice"]
             for advice in doc["advice"]:
                 check_advice(advice, expected, args.models, args.ranks)
+                check_layouts(advice, expected_edges_layout, len(g.edges))
             # --model auto at these ranks runs what advise ranks first for them.
             at = os.path.join(tmp, f"advise-at.np{ranks}.json")
             run.ok(["advise", "-q", "--graph", args.graph, "--kernel", "all", "--calibration",

@@ -377,6 +377,11 @@ def spec_and_option_cases(b):
                         ["bfs", "--graph", "rgg:10", "--model", "auto", "--calibration", empty],
                         "^" + literal("calibration empty: no bfs sample of a configuration this "
                                       "build runs")))
+    b.cases.append(Case("advise/ranks-with-partition",
+                        ["advise", "--graph", "rgg:10", "--partition", "metis", "--ranks", "1000",
+                         "--calibration", missing],
+                        "^" + literal("--ranks 1000: with --partition metis the parts are the "
+                                      "ranks; run advise on 1000 ranks") + "$"))
     b.cases.append(Case("advise/unknown-kernel", ["advise", "--graph", "rgg:10", "--kernel", "sssp"],
                         literal("--kernel: sssp not in")))
 

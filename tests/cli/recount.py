@@ -188,6 +188,20 @@ def block_owner(n, ranks):
     return owner
 
 
+def edge_balanced_owner(g, parts):
+    """owner[v] for `--distribution edges` cut into `parts`: a vertex weighs
+    its degree + 1; part k starts after the first vertex at which the weight
+    so far reaches floor(k W / P) (W the total)."""
+    total = sum(g.degree) + g.n
+    owner, part, so_far = [0] * g.n, 0, 0
+    for v in range(g.n):
+        owner[v] = part
+        so_far += g.degree[v] + 1
+        while part + 1 < parts and so_far >= total * (part + 1) // parts:
+            part += 1
+    return owner
+
+
 def distribution_figures(g, ranks, owner=None, unit="rank"):
     """Per-rank figures and the process graph, straight from the definitions
     (owner[v]: the rank of vertex v; the block distribution by default).

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numeric>
 #include <set>
 #include <vector>
 
@@ -83,13 +84,14 @@ TEST(CostModel, TermsOfEachKernel) {
   EXPECT_EQ(s, (Counts{0, 40, 7, 4, 600}));  // no scan; allgather gathers all 2|E| nonzeros
 }
 
-// The features of a generated graph, counted here from its edges.
-TEST(Features, OfPartsCountedIndependently) {
+// The features of a generated graph, counted here from its edges, for the
+// parts cut by `balance`.
+void expect_features_counted_independently(Balance balance) {
   const Comm comm = Comm::world();
   const LoadedGraph loaded = load_graph(comm, "rmat:9", LoadOptions{});
   const DistGraph& g = loaded.graph;
   const int parts = 5;
-  const Features f = compute_features(comm, g, parts, false);
+  const Features f = compute_features(comm, g, parts, balance, false);
   // Every rank gathers all edges (u < v, each once) and counts itself.
   std::vector<std::uint64_t> mine;
   for (lid_t l = 0; l < g.owned_count(); ++l)
@@ -99,9 +101,28 @@ TEST(Features, OfPartsCountedIndependently) {
     }
   const std::vector<std::uint64_t> all = allgatherv(comm, mine);
   const std::uint64_t n = g.global_vertex_count();
-  auto part = [&](std::uint64_t v) {  // block ranges [floor(p n / P), floor((p+1) n / P))
+  // Part p starts at bounds[p]. Block: floor(p n / P). Edges: the first
+  // vertex after which the work (degree + 1 per vertex) so far reaches floor(p W / P).
+  std::vector<std::uint64_t> bounds(parts, 0);
+  if (balance == Balance::vertices) {
+    for (int p = 0; p < parts; ++p) bounds[p] = p * n / parts;
+  } else {
+    std::vector<std::uint64_t> work(n, 1);
+    for (std::uint64_t e : all) {
+      ++work[e >> 32];
+      ++work[e & 0xffffffffu];
+    }
+    const std::uint64_t total = std::accumulate(work.begin(), work.end(), std::uint64_t{0});
+    std::uint64_t so_far = 0;
+    int p = 1;
+    for (std::uint64_t v = 0; v < n && p < parts; ++v) {
+      so_far += work[v];
+      while (p < parts && so_far >= total * p / parts) bounds[p++] = v + 1;
+    }
+  }
+  auto part = [&](std::uint64_t v) {
     int p = 0;
-    while ((p + 1) * n / parts <= v) ++p;
+    while (p + 1 < parts && bounds[p + 1] <= v) ++p;
     return p;
   };
   std::vector<double> edges(parts, 0), cut(parts, 0);
@@ -129,6 +150,15 @@ TEST(Features, OfPartsCountedIndependently) {
   EXPECT_DOUBLE_EQ(f.degree_max, dmax);
   EXPECT_DOUBLE_EQ(f.degree_avg, dsum / parts);
   EXPECT_EQ(f.levels, 0);
+}
+
+TEST(Features, OfBlockPartsCountedIndependently) {
+  expect_features_counted_independently(Balance::vertices);
+}
+
+// advise --ranks P --distribution edges: the parts are edge-balanced ranges.
+TEST(Features, OfEdgeBalancedPartsCountedIndependently) {
+  expect_features_counted_independently(Balance::edges);
 }
 
 }  // namespace
