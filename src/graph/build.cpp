@@ -57,13 +57,13 @@ std::vector<std::vector<typename Layout::Undirected>> shuffle_to_owners(const Co
 
 template <class Layout>
 DistGraph assemble_as(const Comm& comm, const Distribution& dist, const EdgePieces& input,
-                      bool symmetrize) {
+                      bool symmetrize, Duplicates duplicates) {
   auto mine = shuffle_to_owners<Layout>(comm, dist, input, symmetrize);
   std::vector<eid_t> offsets;
   std::vector<lid_t> targets;
   std::vector<weight_t> weights;
   std::vector<vid_t> ghosts;
-  CsrBuilder<Layout>(comm, dist, symmetrize)
+  CsrBuilder<Layout>(comm, dist, symmetrize, duplicates)
       .build(std::move(mine), offsets, targets, weights, ghosts);
   return DistGraph::from_local_csr(comm, dist, std::move(offsets), std::move(targets),
                                    Layout::kWeighted, std::move(weights), std::move(ghosts));
@@ -71,18 +71,19 @@ DistGraph assemble_as(const Comm& comm, const Distribution& dist, const EdgePiec
 
 DistGraph assemble(const Comm& comm, const Distribution& dist, const EdgePieces& input,
                    bool symmetrize, EdgeWeights weights,
-                   BuildRecords records = BuildRecords::automatic) {
+                   BuildRecords records = BuildRecords::automatic,
+                   Duplicates duplicates = Duplicates::heaviest) {
   const bool packed = records == BuildRecords::automatic && dist.global_count() <= (vid_t{1} << 32);
   const bool weighted = weights != EdgeWeights::none;
   DistGraph g;
   if (packed)
-    g = weighted ? assemble_as<PackedLayout<true>>(comm, dist, input, symmetrize)
-                 : assemble_as<PackedLayout<false>>(comm, dist, input, symmetrize);
+    g = weighted ? assemble_as<PackedLayout<true>>(comm, dist, input, symmetrize, duplicates)
+                 : assemble_as<PackedLayout<false>>(comm, dist, input, symmetrize, duplicates);
   else
-    g = weighted ? assemble_as<WideLayout<true>>(comm, dist, input, symmetrize)
-                 : assemble_as<WideLayout<false>>(comm, dist, input, symmetrize);
+    g = weighted ? assemble_as<WideLayout<true>>(comm, dist, input, symmetrize, duplicates)
+                 : assemble_as<WideLayout<false>>(comm, dist, input, symmetrize, duplicates);
   // Rounded once the rows are written (duplicates merged in double, the
-  // largest kept: rounding is monotonic, so the same edge wins): the double
+  // largest or smallest kept: rounding is monotonic, so the same edge wins): the double
   // column and the float one together (12 bytes per edge) stay below the
   // sort's 16-byte records.
   if (weights == EdgeWeights::as_float) g.round_weights_to_float();
@@ -176,13 +177,14 @@ EdgePieces generated_pieces(std::uint64_t count,
 }
 
 DistGraph build_graph(const Comm& comm, vid_t n, std::vector<Edge> edges, Balance balance,
-                      BuildRecords records, EdgeWeights weights) {
-  return build_graph(comm, n, pieces_of(comm, edges), balance, records, weights);
+                      BuildRecords records, EdgeWeights weights, Duplicates duplicates) {
+  return build_graph(comm, n, pieces_of(comm, edges), balance, records, weights, duplicates);
 }
 
 DistGraph build_graph(const Comm& comm, vid_t n, const EdgePieces& input, Balance balance,
-                      BuildRecords records, EdgeWeights weights) {
-  DistGraph g = assemble(comm, Distribution::block(n, comm.size()), input, true, weights, records);
+                      BuildRecords records, EdgeWeights weights, Duplicates duplicates) {
+  DistGraph g = assemble(comm, Distribution::block(n, comm.size()), input, true, weights, records,
+                         duplicates);
   if (balance == Balance::edges)
     g = redistribute(comm, g, edge_balanced(comm, g.distribution(), g.offsets()));
   return g;

@@ -1,6 +1,7 @@
 // From edge lists scattered over ranks to a DistGraph: drop self-loops,
 // symmetrize, move every directed copy to the owner of its source, merge
-// duplicates (keeping the largest weight) and lay out CSR.
+// duplicates (keeping the largest weight, or the smallest: Duplicates) and
+// lay out CSR.
 #pragma once
 
 #include <cstdint>
@@ -48,11 +49,13 @@ EdgePieces generated_pieces(std::uint64_t count,
 DistGraph build_graph(const Comm& comm, vid_t n, std::vector<Edge> edges,
                       Balance balance = Balance::vertices,
                       BuildRecords records = BuildRecords::automatic,
-                      EdgeWeights weights = EdgeWeights::kept);
+                      EdgeWeights weights = EdgeWeights::kept,
+                      Duplicates duplicates = Duplicates::heaviest);
 DistGraph build_graph(const Comm& comm, vid_t n, const EdgePieces& input,
                       Balance balance = Balance::vertices,
                       BuildRecords records = BuildRecords::automatic,
-                      EdgeWeights weights = EdgeWeights::kept);
+                      EdgeWeights weights = EdgeWeights::kept,
+                      Duplicates duplicates = Duplicates::heaviest);
 
 // What loading a graph holds at its peak on one rank, estimated from the
 // sizes the build allocates (graph/csr_builder.hpp's records, the CSR and the

@@ -2,7 +2,8 @@
 // expand each edge into the directions whose source is owned here, sort them
 // by target (radix: one scatter by the top digit, then each bucket by the
 // lower digits in cache), number the ghosts in that order, group by source in
-// cache-sized blocks and write the rows, merging duplicates (largest weight).
+// cache-sized blocks and write the rows, merging duplicates (largest weight,
+// or smallest: Duplicates).
 //
 // Every pass streams through memory or scatters into at most 4096 streams; no
 // comparison sort and no search of the ghost table is left on the path. Rows
@@ -122,14 +123,16 @@ class CsrBuilder {
   // `symmetrize`: a received edge stands for both its directions (each kept
   // where its source is owned); otherwise it is directed and its source owned.
   // Collective (it checks that every rank's local ids fit in lid_t).
-  CsrBuilder(const Comm& comm, const Distribution& dist, bool symmetrize)
+  CsrBuilder(const Comm& comm, const Distribution& dist, bool symmetrize,
+             Duplicates duplicates = Duplicates::heaviest)
       : comm_(comm),
         begin_(dist.begin(comm.rank())),
         owned_(static_cast<lid_t>(dist.count(comm.rank()))),
         digits_(digits_for(dist.global_count())),
         digit_bits_(digit_bits_for(dist.global_count())),
         buckets_(std::size_t{1} << digit_bits_),
-        symmetrize_(symmetrize) {
+        symmetrize_(symmetrize),
+        lightest_(duplicates == Duplicates::lightest) {
     check_local_ids(comm, dist.count(comm.rank()));
     while ((owned_ >> block_shift_) > kBlocks) ++block_shift_;
   }
@@ -292,7 +295,9 @@ class CsrBuilder {
         for (eid_t i = slots_[s] - base; i < slots_[s + 1] - base; ++i) {
           const auto t = static_cast<lid_t>(Layout::target(block[i]));  // checked to fit
           if (targets.size() > row_begin && targets.back() == t) {
-            if constexpr (Layout::kWeighted) weights.back() = std::max(weights.back(), block[i].w);
+            if constexpr (Layout::kWeighted)
+              weights.back() = lightest_ ? std::min(weights.back(), block[i].w)
+                                         : std::max(weights.back(), block[i].w);
           } else {
             targets.push_back(t);
             if constexpr (Layout::kWeighted) weights.push_back(block[i].w);
@@ -311,6 +316,7 @@ class CsrBuilder {
   int digit_bits_;
   std::size_t buckets_;
   bool symmetrize_;
+  bool lightest_;  // Duplicates::lightest
   int block_shift_ = 0;
   eid_t total_ = 0;
   std::vector<eid_t> slots_;          // row starts with duplicates, per owned vertex

@@ -42,6 +42,10 @@ struct GhostRelation {
 // (match --weights-precision float).
 enum class EdgeWeights { kept, as_float, none };
 
+// Which copy of a repeated edge the graph keeps: matching wants the heaviest
+// (the default), a shortest path the lightest (sssp).
+enum class Duplicates { heaviest, lightest };
+
 // Collective: fails on every rank when a rank's local vertices (owned and
 // ghosts) are more than lid_t numbers (`limit`; tests pass a small one).
 void check_local_ids(const Comm& comm, std::uint64_t local_vertices,

@@ -127,8 +127,8 @@ LoadedGraph from_pieces(const Comm& comm, vid_t n, const EdgePieces& input,
   LoadedGraph out;
   comm.barrier();
   const double t0 = MPI_Wtime();
-  out.graph =
-      build_graph(comm, n, timed, options.balance, BuildRecords::automatic, options.edge_weights);
+  out.graph = build_graph(comm, n, timed, options.balance, BuildRecords::automatic,
+                          options.edge_weights, options.duplicates);
   out.build_seconds = max_over_ranks(comm, MPI_Wtime() - t0 - elsewhere);
   return out;
 }

@@ -30,6 +30,8 @@ struct LoadOptions {
   WeightSource weights = WeightSource::file;
   // Kernels that read no weight load with none (graph/dist_graph.hpp).
   EdgeWeights edge_weights = EdgeWeights::kept;
+  // Which copy of a repeated edge edge lists keep (graph/dist_graph.hpp).
+  Duplicates duplicates = Duplicates::heaviest;
   // The kernel's own arrays beyond the graph, per directed edge and per
   // owned or ghost vertex, bytes: the check that refuses a graph too big for
   // the node up front counts them (graph/build.hpp load_footprint).

@@ -15,47 +15,11 @@
 
 #include "core/broadcast.hpp"
 #include "kernels/bfs/bfs.hpp"
+#include "kernels/bfs/graph500.hpp"
 
 namespace gc::bfs {
 
 namespace {
-
-constexpr std::int64_t kUnknown = -1, kNotInTree = -2, kOnPath = -3;
-
-// Depth of every vertex from the parent array, or a problem.
-std::string depths_of(const std::vector<vid_t>& parent, vid_t root,
-                      std::vector<std::int64_t>& depth) {
-  const vid_t n = parent.size();
-  depth.assign(n, kUnknown);
-  if (parent[root] != root)
-    return fmt::format("the root {} is not its own parent (parent {})", root, parent[root]);
-  depth[root] = 0;
-  std::vector<vid_t> path;
-  for (vid_t v = 0; v < n; ++v) {
-    if (depth[v] != kUnknown) continue;
-    if (parent[v] == kNoParent) {
-      depth[v] = kNotInTree;
-      continue;
-    }
-    // Walk up to a vertex of known depth, then assign depths on the way back.
-    path.clear();
-    vid_t x = v;
-    while (depth[x] == kUnknown) {
-      if (parent[x] == kNoParent)
-        return fmt::format("vertex {} has a parent chain ending at {}, which has no parent", v, x);
-      if (parent[x] >= n) return fmt::format("vertex {} has parent {} out of range", x, parent[x]);
-      depth[x] = kOnPath;
-      path.push_back(x);
-      x = parent[x];
-    }
-    if (depth[x] == kOnPath) return fmt::format("the parent chain of vertex {} has a cycle", v);
-    if (depth[x] == kNotInTree)
-      return fmt::format("vertex {} has a parent chain ending at {}, which has no parent", v, x);
-    std::int64_t d = depth[x];
-    for (auto it = path.rbegin(); it != path.rend(); ++it) depth[*it] = ++d;
-  }
-  return "";
-}
 
 std::string check_local(const DistGraph& g, const std::vector<vid_t>& parent,
                         const std::vector<std::int64_t>& depth, vid_t root) {
@@ -108,7 +72,7 @@ std::string check(const Comm& comm, const DistGraph& g, vid_t root,
     all.resize(n);
     MPI_Allgatherv(parent.data(), counts[static_cast<size_t>(comm.rank())], datatype_of<vid_t>(),
                    all.data(), counts.data(), displs.data(), datatype_of<vid_t>(), comm.get());
-    problem = depths_of(all, root, depth);  // the same on every rank
+    problem = tree_depths(all, root, depth);  // the same on every rank
     if (problem.empty()) problem = check_local(g, all, depth, root);
   }
 

@@ -106,6 +106,45 @@ void add_tuple_endpoint_counts(const Comm& comm, const Distribution& dist,
   }
 }
 
+namespace {
+constexpr std::int64_t kUnknown = -1, kOnPath = -3;
+}  // namespace
+
+std::string tree_depths(const std::vector<vid_t>& parent, vid_t root,
+                        std::vector<std::int64_t>& depth) {
+  constexpr vid_t kNoParent = ~vid_t{0};
+  const vid_t n = parent.size();
+  depth.assign(n, kUnknown);
+  if (parent[root] != root)
+    return fmt::format("the root {} is not its own parent (parent {})", root, parent[root]);
+  depth[root] = 0;
+  std::vector<vid_t> path;
+  for (vid_t v = 0; v < n; ++v) {
+    if (depth[v] != kUnknown) continue;
+    if (parent[v] == kNoParent) {
+      depth[v] = kNotInTree;
+      continue;
+    }
+    // Walk up to a vertex of known depth, then assign depths on the way back.
+    path.clear();
+    vid_t x = v;
+    while (depth[x] == kUnknown) {
+      if (parent[x] == kNoParent)
+        return fmt::format("vertex {} has a parent chain ending at {}, which has no parent", v, x);
+      if (parent[x] >= n) return fmt::format("vertex {} has parent {} out of range", x, parent[x]);
+      depth[x] = kOnPath;
+      path.push_back(x);
+      x = parent[x];
+    }
+    if (depth[x] == kOnPath) return fmt::format("the parent chain of vertex {} has a cycle", v);
+    if (depth[x] == kNotInTree)
+      return fmt::format("vertex {} has a parent chain ending at {}, which has no parent", v, x);
+    std::int64_t d = depth[x];
+    for (auto it = path.rbegin(); it != path.rend(); ++it) depth[*it] = ++d;
+  }
+  return "";
+}
+
 Statistics statistics(std::vector<double> x) {
   Statistics s;
   const size_t n = x.size();

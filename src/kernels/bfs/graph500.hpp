@@ -1,6 +1,7 @@
-// The Graph500 benchmark around the BFS kernel ("Graph 500 Benchmark 1
-// (Search)", specification 2.1/3.0): search keys, traversed-edge counts,
-// TEPS statistics and the output block that Graph500 tooling reads.
+// The Graph500 benchmark around its kernels (BFS, "Graph 500 Benchmark 1
+// (Search)", specification 2.1/3.0; SSSP, kernel 3 of 3.0): search keys,
+// traversed-edge counts, the parent tree's check, TEPS statistics and the
+// output block that Graph500 tooling reads.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +32,15 @@ std::vector<std::uint32_t> tuple_endpoint_counts(const Comm& comm, const Distrib
 // first call). Collective, every rank with a piece (maybe empty).
 void add_tuple_endpoint_counts(const Comm& comm, const Distribution& dist,
                                std::span<const Edge> edges, std::vector<std::uint32_t>& counts);
+
+// The depth of every vertex in the tree a whole parent array (indexed by
+// global id; ~0 for no parent) describes, rooted at `root`: kNotInTree for a
+// vertex without parent; "" or the first problem (the root not its own
+// parent, a parent out of range, a cycle, a chain that misses the root).
+// Validation of kernels 2 and 3 (bfs::check, sssp::check).
+inline constexpr std::int64_t kNotInTree = -2;
+std::string tree_depths(const std::vector<vid_t>& parent, vid_t root,
+                        std::vector<std::int64_t>& depth);
 
 // The specification's summary statistics of a sample.
 struct Statistics {
