@@ -8,6 +8,7 @@
 
 #include "cli/auto_model.hpp"
 #include "cli/commands.hpp"
+#include "cli/graph500_run.hpp"
 #include "cli/harness.hpp"
 #include "comm/models.hpp"
 #include "core/output.hpp"
@@ -77,18 +78,10 @@ std::string output_header(const Comm& comm, const LoadedGraph& loaded, const Bfs
                   loaded.description["spec"].get<std::string>(), comm.size(), mpi_library_version(),
                   g.global_vertex_count(), g.global_edge_count(), ordering_note(loaded));
   if (const std::string note = neighborhood_collectives_note(); !note.empty()) out += note + "\n";
-  if (o.scale == 0)
-    out +=
-        "note: not a Kronecker graph of the specification: nedge counts the graph's "
-        "undirected edges in the component\n";
   if (o.model == "all")
     for (const auto& [name, reason] : unavailable_exchange_models())
       out += fmt::format("note: skipped {}\n", reason);
-  if (keys < 64)
-    out += fmt::format(
-        "note: {} search key{}: not a valid Graph500 run (the specification asks for 64)\n", keys,
-        keys == 1 ? "" : "s");
-  return out;
+  return out + graph500_notes(o.scale, keys);
 }
 
 void print_single(const ConfigRun& r) {
@@ -155,13 +148,6 @@ nlohmann::json levels_json(const bfs::SearchResult& s) {
   return out;
 }
 
-nlohmann::json statistics_json(const bfs::Statistics& s) {
-  return {{"min", s.min},       {"firstquartile", s.firstquartile},
-          {"median", s.median}, {"thirdquartile", s.thirdquartile},
-          {"max", s.max},       {"mean", s.mean},
-          {"stddev", s.stddev}};
-}
-
 nlohmann::json run_json(const ConfigRun& r) {
   const bfs::TepsSummary t = bfs::summarize(r.figures);
   nlohmann::json j = {{"configuration", r.config.name()},
@@ -192,28 +178,6 @@ nlohmann::json run_json(const ConfigRun& r) {
   return j;
 }
 
-// One "vertex level" line per reached vertex, in the input's 0-based ids
-// (also when reordered or partitioned), by increasing id.
-void write_levels(const Comm& comm, const DistGraph& g, const bfs::SearchResult& s,
-                  const std::string& path) {
-  struct VertexLevel {
-    std::uint64_t vertex, level;
-  };
-  std::vector<VertexLevel> mine;
-  for (lid_t l = 0; l < g.owned_count(); ++l)
-    if (s.level[l] != bfs::kUnreached)
-      mine.push_back({g.input_id(l), static_cast<std::uint64_t>(s.level[l])});
-  std::vector<VertexLevel> all = allgatherv(comm, mine);
-  collectively(comm.get(), [&] {
-    if (comm.rank() != 0) return;
-    std::sort(all.begin(), all.end(),
-              [](const VertexLevel& a, const VertexLevel& b) { return a.vertex < b.vertex; });
-    write_file_atomically(path, [&](std::ostream& os) {
-      for (const VertexLevel& e : all) os << e.vertex << ' ' << e.level << '\n';
-    });
-  });
-}
-
 ConfigRun run_configuration(const Comm& comm, const bfs::BfsGraph& bg,
                             const bfs::Configuration& config, const std::vector<vid_t>& keys,
                             const std::vector<vid_t>& key_names,
@@ -237,16 +201,14 @@ ConfigRun run_configuration(const Comm& comm, const bfs::BfsGraph& bg,
     if (verdict != "OK" && run.validation == "OK")
       run.validation = fmt::format("FAILED from {}: {}", key_names[k], verdict);
     // nedge: input tuples in the component (Kronecker graphs) or undirected edges.
-    std::uint64_t ends = 0;
-    for (lid_t l = 0; l < g.owned_count(); ++l)
-      if (s.level[l] != bfs::kUnreached)
-        ends += tuple_counts.empty() ? g.degree(l) : tuple_counts[l];
-    run.figures.nedge.push_back(static_cast<double>(sum_over_ranks(comm, ends) / 2));
+    run.figures.nedge.push_back(component_nedge(
+        comm, g, tuple_counts, [&](lid_t l) { return s.level[l] != bfs::kUnreached; }));
     run.figures.seconds.push_back(s.seconds);
     run.messages += s.messages;
     run.bytes += s.bytes;
     run.shared += s.shared;
-    if (k == 0 && !levels_path.empty()) write_levels(comm, g, s, levels_path);
+    if (k == 0 && !levels_path.empty())
+      write_vertex_values(comm, g, s.level, bfs::kUnreached, levels_path);
     if (o.profile) {
       s.root = key_names[k];  // printed: the input's id
       s.parent.clear();
@@ -266,25 +228,12 @@ void run_bfs(const Comm& comm, const Invocation& inv, BfsOptions& o) {
 
   LoadOptions load = o.graph.load_options();
   load.edge_weights = EdgeWeights::none;  // BFS reads none
-  std::vector<Edge> tuples_seen;
-  std::vector<std::uint32_t> tuple_counts;
-  double counting_seconds = 0;  // counting input tuples for nedge: neither kernel 1 nor generation
-  std::string spec = o.graph.spec;
-  if (o.scale > 0) {
-    if (o.graph.distribution != "block" || load.ordering != Ordering::none)
-      fail_everywhere(
-          "--scale runs the Graph500 distribution (block): drop --distribution, --reorder and "
-          "--partition, or use --graph rmat:SCALE");
-    spec = fmt::format("rmat:{},ef={}", o.scale, o.edgefactor);
-    load.inspect_edges = [&](std::span<const Edge> edges) {
-      const vid_t n = vid_t{1} << o.scale;
-      PhaseTimer timer(comm);
-      bfs::add_tuple_endpoint_counts(comm, Distribution::block(n, comm.size()), edges,
-                                     tuple_counts);
-      counting_seconds += timer.stop();
-    };
-  }
-  LoadedGraph loaded = load_graph(comm, spec, load);
+  Graph500Input input;
+  prepare_graph500_input(comm, o.scale, o.edgefactor, o.graph.spec, o.graph.distribution, load,
+                         input);
+  const std::vector<std::uint32_t>& tuple_counts = input.tuple_counts;
+  const double& counting_seconds = input.counting_seconds;
+  LoadedGraph loaded = load_graph(comm, input.spec, load);
   const DistGraph& g = loaded.graph;
   Progress::say(comm, "building the BFS adjacency");
   PhaseTimer bfs_graph_timer(comm);
@@ -303,23 +252,8 @@ void run_bfs(const Comm& comm, const Invocation& inv, BfsOptions& o) {
     auto_advice = choice.advice;
   }
 
-  std::vector<vid_t> keys;  // graph ids (the input's unless reordered or partitioned)
-  if (o.root >= 0) {
-    if (static_cast<vid_t>(o.root) >= g.global_vertex_count())
-      fail_everywhere(fmt::format("--root {} is not a vertex (the graph has {}, 0-based)", o.root,
-                                  g.global_vertex_count()));
-    const vid_t v = graph_ids_of(comm, g, {static_cast<vid_t>(o.root)}).front();
-    const std::uint64_t degree =
-        sum_over_ranks(comm, g.is_owned(v) ? g.degree(v - g.first_owned()) : eid_t{0});
-    if (degree == 0)
-      fail_everywhere(
-          fmt::format("--root {} has no edges (Graph500 keys have degree >= 1)", o.root));
-    keys = {v};
-  } else {
-    keys = bfs::choose_keys(comm, g, o.roots, o.graph.seed);
-    if (keys.empty()) fail_everywhere("the graph has no edges: no search key");
-  }
-
+  // Graph ids (the input's unless reordered or partitioned).
+  const std::vector<vid_t> keys = search_keys(comm, g, o.root, o.roots, o.graph.seed);
   const std::vector<vid_t> key_names = input_ids_of(comm, g, keys);  // for outputs
   if (comm.rank() == 0) std::fputs(output_header(comm, loaded, o, keys.size()).c_str(), stdout);
   std::vector<ConfigRun> runs;

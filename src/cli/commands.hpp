@@ -53,6 +53,7 @@ void add_round_messages_option(CLI::App& app, std::uint64_t& round_messages);
 void add_graph_commands(CLI::App& app, Runner& run);
 void add_match_command(CLI::App& app, Runner& run);
 void add_bfs_command(CLI::App& app, Runner& run);
+void add_sssp_command(CLI::App& app, Runner& run);
 void add_nbr_command(CLI::App& app, Runner& run);
 void add_spmm_command(CLI::App& app, Runner& run);
 void add_mq_command(CLI::App& app, Runner& run);

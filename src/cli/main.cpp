@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   gc::cli::add_graph_commands(app, run);
   gc::cli::add_match_command(app, run);
   gc::cli::add_bfs_command(app, run);
+  gc::cli::add_sssp_command(app, run);
   gc::cli::add_nbr_command(app, run);
   gc::cli::add_spmm_command(app, run);
   gc::cli::add_mq_command(app, run);

@@ -181,22 +181,24 @@ TepsSummary summarize(const Graph500Figures& f) {
   return out;
 }
 
-std::string output_block(const Graph500Figures& f) {
+std::string output_block(const Graph500Figures& f, const std::string& kernel) {
   const TepsSummary t = summarize(f);
+  const std::string k = kernel.empty() ? "" : kernel + " ";
   std::string out;
   auto line = [&](const char* key, auto value) { out += fmt::format("{}: {}\n", key, value); };
   auto real = [&](const char* key, double value) {
     out += fmt::format("{}: {:.6g}\n", key, value);
   };
-  auto stats = [&](const char* suffix, const Statistics& s, bool with_mean) {
-    real(fmt::format("min_{}", suffix).c_str(), s.min);
-    real(fmt::format("firstquartile_{}", suffix).c_str(), s.firstquartile);
-    real(fmt::format("median_{}", suffix).c_str(), s.median);
-    real(fmt::format("thirdquartile_{}", suffix).c_str(), s.thirdquartile);
-    real(fmt::format("max_{}", suffix).c_str(), s.max);
+  auto stats = [&](const std::string& prefix, const char* suffix, const Statistics& s,
+                   bool with_mean) {
+    real(fmt::format("{}min_{}", prefix, suffix).c_str(), s.min);
+    real(fmt::format("{}firstquartile_{}", prefix, suffix).c_str(), s.firstquartile);
+    real(fmt::format("{}median_{}", prefix, suffix).c_str(), s.median);
+    real(fmt::format("{}thirdquartile_{}", prefix, suffix).c_str(), s.thirdquartile);
+    real(fmt::format("{}max_{}", prefix, suffix).c_str(), s.max);
     if (with_mean) {
-      real(fmt::format("mean_{}", suffix).c_str(), s.mean);
-      real(fmt::format("stddev_{}", suffix).c_str(), s.stddev);
+      real(fmt::format("{}mean_{}", prefix, suffix).c_str(), s.mean);
+      real(fmt::format("{}stddev_{}", prefix, suffix).c_str(), s.stddev);
     }
   };
   if (f.scale > 0) {
@@ -207,12 +209,12 @@ std::string output_block(const Graph500Figures& f) {
   real("graph_generation", f.generation_seconds);
   line("num_mpi_processes", f.ranks);
   real("construction_time", f.construction_seconds);
-  stats("time", t.time, true);
-  stats("nedge", t.nedge, true);
-  stats("TEPS", t.teps, false);
-  real("harmonic_mean_TEPS", t.harmonic_mean);
-  real("harmonic_stddev_TEPS", t.harmonic_stddev);
-  stats("validate", t.validate, true);
+  stats(k, "time", t.time, true);
+  stats("", "nedge", t.nedge, true);
+  stats(k, "TEPS", t.teps, false);
+  real((k + "harmonic_mean_TEPS").c_str(), t.harmonic_mean);
+  real((k + "harmonic_stddev_TEPS").c_str(), t.harmonic_stddev);
+  stats(k, "validate", t.validate, true);
   return out;
 }
 

@@ -59,7 +59,9 @@ struct Graph500Figures {
 
 // The output block: one `key: value` line per figure, with the names of the
 // Graph500 reference code (SCALE, edgefactor, NBFS, ..., harmonic_mean_TEPS).
-std::string output_block(const Graph500Figures& f);
+// `kernel` "sssp": the per-search figures (time, TEPS, validate) are named as
+// the 3.0 reference names its SSSP ones ("sssp min_time: ...").
+std::string output_block(const Graph500Figures& f, const std::string& kernel = "");
 // The same figures as JSON (keys as in the block).
 struct TepsSummary {
   double harmonic_mean = 0, harmonic_stddev = 0;

@@ -1,0 +1,64 @@
+#include "cli/graph500_run.hpp"
+
+#include "graph/order.hpp"
+
+namespace gc::cli {
+
+void prepare_graph500_input(const Comm& comm, int scale, int edgefactor, const std::string& spec,
+                            const std::string& distribution, LoadOptions& load,
+                            Graph500Input& input) {
+  input.spec = spec;
+  if (scale == 0) return;
+  if (distribution != "block" || load.ordering != Ordering::none)
+    fail_everywhere(
+        "--scale runs the Graph500 distribution (block): drop --distribution, --reorder and "
+        "--partition, or use --graph rmat:SCALE");
+  input.spec = fmt::format("rmat:{},ef={}", scale, edgefactor);
+  load.inspect_edges = [&comm, &input, scale](std::span<const Edge> edges) {
+    const vid_t n = vid_t{1} << scale;
+    PhaseTimer timer(comm);
+    bfs::add_tuple_endpoint_counts(comm, Distribution::block(n, comm.size()), edges,
+                                   input.tuple_counts);
+    input.counting_seconds += timer.stop();
+  };
+}
+
+std::vector<vid_t> search_keys(const Comm& comm, const DistGraph& g, std::int64_t root, int roots,
+                               std::uint64_t seed) {
+  if (root < 0) {
+    std::vector<vid_t> keys = bfs::choose_keys(comm, g, roots, seed);
+    if (keys.empty()) fail_everywhere("the graph has no edges: no search key");
+    return keys;
+  }
+  if (static_cast<vid_t>(root) >= g.global_vertex_count())
+    fail_everywhere(fmt::format("--root {} is not a vertex (the graph has {}, 0-based)", root,
+                                g.global_vertex_count()));
+  const vid_t v = graph_ids_of(comm, g, {static_cast<vid_t>(root)}).front();
+  const std::uint64_t degree =
+      sum_over_ranks(comm, g.is_owned(v) ? g.degree(v - g.first_owned()) : eid_t{0});
+  if (degree == 0)
+    fail_everywhere(fmt::format("--root {} has no edges (Graph500 keys have degree >= 1)", root));
+  return {v};
+}
+
+std::string graph500_notes(int scale, std::size_t keys) {
+  std::string out;
+  if (scale == 0)
+    out +=
+        "note: not a Kronecker graph of the specification: nedge counts the graph's "
+        "undirected edges in the component\n";
+  if (keys < 64)
+    out += fmt::format(
+        "note: {} search key{}: not a valid Graph500 run (the specification asks for 64)\n", keys,
+        keys == 1 ? "" : "s");
+  return out;
+}
+
+nlohmann::json statistics_json(const bfs::Statistics& s) {
+  return {{"min", s.min},       {"firstquartile", s.firstquartile},
+          {"median", s.median}, {"thirdquartile", s.thirdquartile},
+          {"max", s.max},       {"mean", s.mean},
+          {"stddev", s.stddev}};
+}
+
+}  // namespace gc::cli

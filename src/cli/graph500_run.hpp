@@ -1,0 +1,88 @@
+// What the Graph500 commands (bfs, kernel 2; sssp, kernel 3) share: the
+// Kronecker input with its tuple counts (the specification's nedge), the
+// search keys of --root/--roots, the notes above the output, the statistics
+// in JSON and a per-vertex output file.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/harness.hpp"
+#include "core/error.hpp"
+#include "core/mpi.hpp"
+#include "core/output.hpp"
+#include "graph/dist_graph.hpp"
+#include "graph/spec.hpp"
+#include "kernels/bfs/graph500.hpp"
+
+namespace gc::cli {
+
+// --scale S: the spec of the Kronecker graph, and the input tuples' endpoint
+// counts taken as the load hands its pieces over (`load.inspect_edges`);
+// without --scale the spec as given and no counts. Fails when --scale comes
+// with a distribution other than the specification's.
+struct Graph500Input {
+  std::string spec;
+  std::vector<std::uint32_t> tuple_counts;  // per owned vertex (bfs::tuple_endpoint_counts)
+  double counting_seconds = 0;              // neither kernel 1 nor generation
+};
+void prepare_graph500_input(const Comm& comm, int scale, int edgefactor, const std::string& spec,
+                            const std::string& distribution, LoadOptions& load,
+                            Graph500Input& input);
+
+// Half the tuple endpoints (or degrees, without tuple counts) of the owned
+// vertices `reached` says are in the search's component: its nedge.
+// Collective.
+template <class Reached>
+double component_nedge(const Comm& comm, const DistGraph& g,
+                       const std::vector<std::uint32_t>& tuple_counts, Reached reached) {
+  std::uint64_t ends = 0;
+  for (lid_t l = 0; l < g.owned_count(); ++l)
+    if (reached(l)) ends += tuple_counts.empty() ? g.degree(l) : tuple_counts[l];
+  return static_cast<double>(sum_over_ranks(comm, ends) / 2);
+}
+
+// The search keys (graph ids): `root` (>= 0: that input id, which must have
+// an edge) or `roots` Graph500 keys from `seed`. Fails everywhere when there
+// is none.
+std::vector<vid_t> search_keys(const Comm& comm, const DistGraph& g, std::int64_t root, int roots,
+                               std::uint64_t seed);
+
+// The notes under a Graph500 command's first line: not a Kronecker graph,
+// fewer than 64 keys.
+std::string graph500_notes(int scale, std::size_t keys);
+
+nlohmann::json statistics_json(const bfs::Statistics& s);
+
+// "vertex value" per owned vertex whose value is not `none`, in the input's
+// 0-based ids (also when reordered or partitioned), by increasing id; the
+// value as fmt prints it (doubles in the shortest form that reads back the
+// same). Written by rank 0, atomically. Collective.
+template <class T>
+void write_vertex_values(const Comm& comm, const DistGraph& g, const std::vector<T>& values, T none,
+                         const std::string& path) {
+  struct Pair {
+    std::uint64_t vertex;
+    T value;
+  };
+  std::vector<Pair> mine;
+  for (lid_t l = 0; l < g.owned_count(); ++l)
+    if (values[l] != none) mine.push_back({g.input_id(l), values[l]});
+  std::vector<Pair> all = allgatherv(comm, mine);
+  collectively(comm.get(), [&] {
+    if (comm.rank() != 0) return;
+    std::sort(all.begin(), all.end(),
+              [](const Pair& a, const Pair& b) { return a.vertex < b.vertex; });
+    write_file_atomically(path, [&](std::ostream& os) {
+      for (const Pair& p : all) os << fmt::format("{} {}\n", p.vertex, p.value);
+    });
+  });
+}
+
+}  // namespace gc::cli

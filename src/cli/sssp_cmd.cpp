@@ -1,0 +1,358 @@
+// graphcomm sssp: the Graph500 SSSP benchmark (kernel 3) over every algorithm
+// and communication model.
+#include <cmath>
+#include <cstdio>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "cli/commands.hpp"
+#include "cli/graph500_run.hpp"
+#include "cli/harness.hpp"
+#include "comm/models.hpp"
+#include "core/output.hpp"
+#include "core/registry.hpp"
+#include "core/table.hpp"
+#include "kernels/sssp/sssp.hpp"
+
+namespace gc::cli {
+
+namespace {
+
+constexpr sssp::Algorithm kDefaultAlgorithm = sssp::Algorithm::delta_stepping;
+const char* const kDefaultModel = "ncl";
+
+struct SsspOptions {
+  GraphOptions graph;
+  int scale = 0, edgefactor = 16;
+  std::string algorithm, model, delta = "auto", weights_precision = "double";
+  int roots = 64;
+  std::int64_t root = -1;
+  std::string distances, json;
+  bool profile = false;
+  std::uint64_t round_messages = Neighborhood::kDefaultRoundMessages;
+};
+
+struct Configuration {
+  sssp::Algorithm algorithm;
+  std::string model;
+  std::string name() const { return fmt::format("{}/{}", sssp::algorithm_name(algorithm), model); }
+};
+
+struct ConfigRun {
+  Configuration config;
+  double delta = 0;
+  double setup_seconds = 0;
+  std::uint64_t buffer_bytes_max = 0;
+  bfs::Graph500Figures figures;
+  std::uint64_t messages = 0, bytes = 0, relaxations = 0, phases = 0, buckets = 0;
+  std::string validation = "OK";
+  std::vector<sssp::SearchResult> profiles;  // per search, buckets only
+};
+
+std::vector<Configuration> configurations(const SsspOptions& o) {
+  if (o.model == "auto")
+    fail_everywhere(
+        "sssp --model auto: graphcomm advise has no SSSP cost model yet; run --model all and "
+        "pick");
+  std::vector<sssp::Algorithm> algorithms;
+  for (const sssp::AlgorithmInfo& a : sssp::algorithm_table())
+    if (o.algorithm.empty() ? a.algorithm == kDefaultAlgorithm || o.model == "all"
+                            : o.algorithm == a.name)
+      algorithms.push_back(a.algorithm);
+  std::vector<Configuration> out;
+  for (sssp::Algorithm a : algorithms) {
+    if (o.model == "all")
+      for (const std::string& m : exchange_models()) out.push_back({a, m});
+    else
+      out.push_back({a, o.model.empty() ? kDefaultModel : o.model});
+  }
+  return out;
+}
+
+double parse_delta(const Comm& comm, const DistGraph& g, const std::string& text) {
+  if (text == "auto") return sssp::auto_delta(comm, g);
+  std::size_t used = 0;
+  double d = 0;
+  try {
+    d = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || !(d > 0) || std::isinf(d))
+    fail_everywhere(fmt::format("--delta {}: a positive number or auto", text));
+  return d;
+}
+
+void print_single(const ConfigRun& r) {
+  std::string out = fmt::format("configuration: {}\ndelta: {:.6g}\n", r.config.name(), r.delta);
+  out += bfs::output_block(r.figures, "sssp");
+  const double searches = static_cast<double>(r.figures.seconds.size());
+  out += fmt::format("setup_time: {:.6g}\n", r.setup_seconds);
+  out += fmt::format("buffer_bytes_per_rank: {}\n", r.buffer_bytes_max);
+  out += fmt::format(
+      "mean_relaxations: {:.6g}\nmean_phases: {:.6g}\nmean_buckets: {:.6g}\nmean_messages: "
+      "{:.6g}\nmean_bytes: {:.6g}\n",
+      r.relaxations / searches, r.phases / searches, r.buckets / searches, r.messages / searches,
+      r.bytes / searches);
+  out += fmt::format("validation: {}\n", r.validation);
+  std::fputs(out.c_str(), stdout);
+}
+
+void print_table(const std::vector<ConfigRun>& runs) {
+  const Table table({{"configuration", "<30"},
+                     {"hmean_MTEPS", ">12.2f"},
+                     {"median_s", ">12.6f"},
+                     {"setup_s", ">9.4f"},
+                     {"phases", ">8.0f"},
+                     {"relax/search", ">13.0f"},
+                     {"msgs/search", ">12.0f"},
+                     {"MiB/search", ">11.3f"},
+                     {"validation", ""}});
+  std::string out = table.header();
+  for (const ConfigRun& r : runs) {
+    const bfs::TepsSummary t = bfs::summarize(r.figures);
+    const double searches = static_cast<double>(r.figures.seconds.size());
+    out += table.row(r.config.name(), t.harmonic_mean / 1e6, t.time.median, r.setup_seconds,
+                     r.phases / searches, r.relaxations / searches, r.messages / searches,
+                     r.bytes / searches / (1 << 20), r.validation);
+  }
+  std::fputs(out.c_str(), stdout);
+}
+
+void print_profile(const ConfigRun& r) {
+  if (r.profiles.empty()) return;
+  const sssp::SearchResult& s = r.profiles.front();
+  std::string out =
+      fmt::format("\n{}: buckets of the first search (root {}; delta {:.6g}; max over ranks)\n",
+                  r.config.name(), s.root, r.delta);
+  const Table table({{"bucket", ">7"},
+                     {"light_rounds", ">13"},
+                     {"settled", ">10"},
+                     {"relaxations", ">12"},
+                     {"seconds", ">11.6f"},
+                     {"messages", ">11"},
+                     {"bytes", ">12"}});
+  out += table.header();
+  for (const sssp::BucketFigures& b : s.profile)
+    out += table.row(b.bucket, b.light_rounds, b.settled, b.relaxations, b.seconds, b.messages,
+                     b.bytes);
+  std::fputs(out.c_str(), stdout);
+}
+
+nlohmann::json run_json(const ConfigRun& r) {
+  const bfs::TepsSummary t = bfs::summarize(r.figures);
+  nlohmann::json j = {{"configuration", r.config.name()},
+                      {"algorithm", sssp::algorithm_name(r.config.algorithm)},
+                      {"model", r.config.model},
+                      {"delta", r.delta},
+                      {"setup_seconds", r.setup_seconds},
+                      {"buffer_bytes_per_rank_max", r.buffer_bytes_max},
+                      {"nsssp", r.figures.seconds.size()},
+                      {"harmonic_mean_TEPS", t.harmonic_mean},
+                      {"harmonic_stddev_TEPS", t.harmonic_stddev},
+                      {"TEPS", statistics_json(t.teps)},
+                      {"time", statistics_json(t.time)},
+                      {"nedge", statistics_json(t.nedge)},
+                      {"validate", statistics_json(t.validate)},
+                      {"seconds", r.figures.seconds},
+                      {"messages", r.messages},
+                      {"bytes", r.bytes},
+                      {"relaxations", r.relaxations},
+                      {"phases", r.phases},
+                      {"buckets", r.buckets},
+                      {"validation", r.validation}};
+  j["TEPS"].erase("mean");
+  j["TEPS"].erase("stddev");
+  if (!r.profiles.empty()) {
+    j["profile"] = nlohmann::json::array();
+    for (const auto& s : r.profiles) {
+      nlohmann::json buckets = nlohmann::json::array();
+      for (const sssp::BucketFigures& b : s.profile)
+        buckets.push_back({{"bucket", b.bucket},
+                           {"light_rounds", b.light_rounds},
+                           {"settled", b.settled},
+                           {"relaxations", b.relaxations},
+                           {"seconds", b.seconds},
+                           {"messages", b.messages},
+                           {"bytes", b.bytes}});
+      j["profile"].push_back({{"root", s.root}, {"buckets", buckets}});
+    }
+  }
+  return j;
+}
+
+ConfigRun run_configuration(const Comm& comm, const DistGraph& g, const Configuration& config,
+                            double delta, const std::vector<vid_t>& keys,
+                            const std::vector<vid_t>& key_names,
+                            const std::vector<std::uint32_t>& tuple_counts, const SsspOptions& o,
+                            const std::string& distances_path) {
+  ConfigRun run;
+  run.config = config;
+  run.delta = delta;
+  sssp::Sssp engine(comm, g, config.algorithm, config.model, delta, o.round_messages);
+  run.setup_seconds = engine.setup_seconds();
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    if (k % 16 == 0)
+      Progress::say(comm, "{}: search {}/{} from {}", config.name(), k + 1, keys.size(),
+                    key_names[k]);
+    sssp::SearchResult s = engine.search(keys[k], o.profile);
+    PhaseTimer validate_timer(comm);
+    const std::string verdict = sssp::check(comm, g, keys[k], s.dist, s.parent);
+    run.figures.validate_seconds.push_back(validate_timer.stop());
+    if (verdict != "OK" && run.validation == "OK")
+      run.validation = fmt::format("FAILED from {}: {}", key_names[k], verdict);
+    run.figures.nedge.push_back(component_nedge(
+        comm, g, tuple_counts, [&](lid_t l) { return s.dist[l] != sssp::kUnreached; }));
+    run.figures.seconds.push_back(s.seconds);
+    run.messages += s.messages;
+    run.bytes += s.bytes;
+    run.relaxations += s.relaxations;
+    run.phases += s.phases;
+    run.buckets += s.buckets;
+    if (k == 0 && !distances_path.empty())
+      write_vertex_values(comm, g, s.dist, sssp::kUnreached, distances_path);
+    if (o.profile) {
+      s.root = key_names[k];  // printed: the input's id
+      s.dist.clear();
+      s.parent.clear();
+      run.profiles.push_back(std::move(s));
+    }
+  }
+  run.buffer_bytes_max = max_over_ranks(comm, engine.buffer_bytes());
+  return run;
+}
+
+void run_sssp(const Comm& comm, const Invocation& inv, SsspOptions& o) {
+  if (o.roots < 1) fail_everywhere("--roots must be at least 1");
+  const std::vector<Configuration> configs = configurations(o);
+  LoadOptions load = o.graph.load_options();
+  load.edge_weights = o.weights_precision == "float" ? EdgeWeights::as_float : EdgeWeights::kept;
+  load.duplicates = Duplicates::lightest;  // a shortest path takes the lightest copy
+  Graph500Input input;
+  prepare_graph500_input(comm, o.scale, o.edgefactor, o.graph.spec, o.graph.distribution, load,
+                         input);
+  const LoadedGraph loaded = load_graph(comm, input.spec, load);
+  const DistGraph& g = loaded.graph;
+  const double generation_seconds = loaded.seconds - loaded.build_seconds - input.counting_seconds;
+  const double delta = parse_delta(comm, g, o.delta);
+  const std::vector<vid_t> keys = search_keys(comm, g, o.root, o.roots, o.graph.seed);
+  const std::vector<vid_t> key_names = input_ids_of(comm, g, keys);
+  if (comm.rank() == 0) {
+    std::string out = fmt::format("sssp {} on {} ranks ({}): |V| = {}, |E| = {}{}\n",
+                                  loaded.description["spec"].get<std::string>(), comm.size(),
+                                  mpi_library_version(), g.global_vertex_count(),
+                                  g.global_edge_count(), ordering_note(loaded));
+    if (const std::string note = neighborhood_collectives_note(); !note.empty()) out += note + "\n";
+    if (o.model == "all")
+      for (const auto& [name, reason] : unavailable_exchange_models())
+        out += fmt::format("note: skipped {}\n", reason);
+    std::fputs((out + graph500_notes(o.scale, keys.size())).c_str(), stdout);
+  }
+  std::vector<ConfigRun> runs;
+  for (std::size_t c = 0; c < configs.size(); ++c) {
+    runs.push_back(run_configuration(comm, g, configs[c], delta, keys, key_names,
+                                     input.tuple_counts, o, c == 0 ? o.distances : std::string()));
+    bfs::Graph500Figures& f = runs.back().figures;
+    f.scale = o.scale;
+    f.edgefactor = o.scale > 0 ? o.edgefactor : 0;
+    f.ranks = comm.size();
+    f.generation_seconds = generation_seconds;
+    f.construction_seconds = loaded.build_seconds;
+  }
+  if (comm.rank() == 0) {
+    if (runs.size() == 1)
+      print_single(runs.front());
+    else
+      print_table(runs);
+    if (o.profile)
+      for (const ConfigRun& r : runs) print_profile(r);
+    std::fflush(stdout);
+  }
+  write_results(comm, inv, "sssp", o.json, [&] {
+    nlohmann::json doc = {
+        {"input", loaded.description},
+        {"graph", {{"vertices", g.global_vertex_count()}, {"edges", g.global_edge_count()}}},
+        {"timings", load_timings(loaded)},
+        {"keys", key_names},
+        {"round_messages", o.round_messages},
+        {"weights_precision", o.weights_precision},
+        {"valid_graph500_run", o.scale > 0 && keys.size() >= 64},
+        {"runs", nlohmann::json::array()}};
+    doc["timings"].update({{"graph_generation", generation_seconds},
+                           {"construction_time", loaded.build_seconds},
+                           {"tuple_counting_seconds", input.counting_seconds}});
+    for (const ConfigRun& r : runs) doc["runs"].push_back(run_json(r));
+    doc["memory"] = memory_report(comm, g, 0, loaded.estimated_peak_bytes);
+    return doc;
+  });
+  if (const ConfigRun* r = first_failed(runs, &ConfigRun::validation))
+    fail_everywhere(
+        fmt::format("SSSP validation failed for {}: {}", r->config.name(), r->validation));
+}
+
+}  // namespace
+
+void add_sssp_command(CLI::App& app, Runner& run) {
+  static SsspOptions o;
+  CLI::App* cmd = app.add_subcommand(
+      "sssp",
+      "Graph500 SSSP (kernel 3) over every algorithm and communication model, reported in TEPS");
+  cmd->fallthrough();
+  auto* scale = cmd->add_option("-s,--scale", o.scale,
+                                "Graph500 Kronecker graph of 2^SCALE vertices, weights uniform "
+                                "in (0, 1] from the seed (kernel 1 timed as construction_time)");
+  scale->check(CLI::Range(1, 40));
+  cmd->add_option("-e,--edgefactor", o.edgefactor, "Edges per vertex of the Kronecker graph")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  auto* graph = cmd->add_option(
+      "-g,--graph", o.graph.spec,
+      graph_spec_help() +
+          "\nWeights: the file's (--weights), else from the seed; of a repeated edge the "
+          "lightest copy is kept (a shortest path takes it; matching keeps the heaviest)");
+  graph->excludes(scale);
+  cmd->add_option("--seed", o.graph.seed, "Seed of the generator, the weights and the search keys")
+      ->capture_default_str();
+  add_distribution_options(*cmd, o.graph);
+  static const std::vector<std::string> algorithms = names_of(sssp::algorithm_table());
+  static const std::string algorithm_help =
+      fmt::format("{} (default: {}; with --model all: both)", fmt::join(algorithms, ", "),
+                  sssp::algorithm_name(kDefaultAlgorithm));
+  cmd->add_option("--algorithm", o.algorithm, algorithm_help)->check(CLI::IsMember(algorithms));
+  cmd->add_option("--delta", o.delta,
+                  "Delta-stepping's bucket width, or auto: the heaviest edge over the average "
+                  "degree")
+      ->capture_default_str();
+  static const std::string model_help = fmt::format(
+      "Exchange model of the relaxations: {}; or all (every algorithm and model); "
+      "default {}",
+      fmt::join(exchange_models(), ", "), kDefaultModel);
+  cmd->add_option("--model", o.model, model_help)->check(model_validator());
+  auto* roots =
+      cmd->add_option("--roots", o.roots, "Number of search keys (64 for a valid Graph500 run)")
+          ->capture_default_str();
+  cmd->add_option("--root", o.root, "Search once, from this vertex (0-based)")
+      ->check(CLI::NonNegativeNumber)
+      ->excludes(roots);
+  cmd->add_option("--distances", o.distances,
+                  "Write 'vertex distance' per reached vertex of the first search (0-based ids; "
+                  "distances as doubles that read back exactly)");
+  cmd->add_option("--weights-precision", o.weights_precision,
+                  "double, or float: each weight rounded to float (4 bytes per edge instead of "
+                  "8); distances are then sums of the rounded weights")
+      ->check(CLI::IsMember({"double", "float"}))
+      ->capture_default_str();
+  cmd->add_flag("--profile", o.profile,
+                "Per bucket: light rounds, vertices settled, relaxations, time, messages, bytes");
+  add_round_messages_option(*cmd, o.round_messages);
+  cmd->add_option("--json", o.json, "Write the results as JSON (docs/json-schema.md)");
+  cmd->callback([&run] {
+    if (o.scale == 0 && o.graph.spec.empty())
+      throw CLI::ValidationError(
+          "sssp needs --scale S (a Graph500 Kronecker graph) or --graph SPEC");
+    run = [](const Comm& comm, const Invocation& inv) { run_sssp(comm, inv, o); };
+  });
+}
+
+}  // namespace gc::cli
