@@ -13,6 +13,7 @@
 #include "kernels/bfs/bfs.hpp"
 #include "kernels/match/match.hpp"
 #include "kernels/spmm/spmm.hpp"
+#include "kernels/sssp/sssp.hpp"
 #include "mq/engines/engine.hpp"
 #include "nbr/bench_caller.hpp"
 
@@ -41,6 +42,9 @@ nlohmann::json registries() {
   auto& bfs = doc["bfs_algorithms"] = nlohmann::json::array();
   for (const bfs::AlgorithmInfo& a : bfs::algorithm_table())
     bfs.push_back({{"name", a.name}, {"summary", a.summary}, {"uses_exchange", a.uses_exchange}});
+  auto& sssp = doc["sssp_algorithms"] = nlohmann::json::array();
+  for (const sssp::AlgorithmInfo& a : sssp::algorithm_table())
+    sssp.push_back({{"name", a.name}, {"summary", a.summary}});
   auto& spmm = doc["spmm_methods"] = nlohmann::json::array();
   for (const spmm::MethodInfo& m : spmm::method_table())
     spmm.push_back({{"name", m.name}, {"summary", m.summary}});
@@ -65,9 +69,10 @@ nlohmann::json registries() {
 
 // The sections of the table: the JSON key and where the values go.
 constexpr std::pair<const char*, const char*> kSections[] = {
-    {"exchange_models", "exchange models (match, bfs: --model)"},
+    {"exchange_models", "exchange models (match, bfs, sssp: --model)"},
     {"match_algorithms", "matching algorithms (match --algorithm)"},
     {"bfs_algorithms", "BFS algorithms (bfs --algorithm)"},
+    {"sssp_algorithms", "SSSP algorithms (sssp --algorithm)"},
     {"spmm_methods", "SpMM methods (spmm --method)"},
     {"nbr_collectives", "neighbour collectives (nbr bench --collective)"},
     {"mq_engines", "matching engines (mq replay --engine)"},
