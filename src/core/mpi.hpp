@@ -122,10 +122,37 @@ MPI_Datatype datatype_of() {
 // Converts a count to int for an MPI call, or fails with a clear message.
 int checked_count(std::uint64_t count, const char* what);
 
+// MPI_MIN and MPI_MAX over unsigned 32- and 64-bit integers compare them as
+// signed in the libraries packaged here (Open MPI 4.1.4 with MPI_UNSIGNED_LONG,
+// MPICH 4.0 with MPI_UINT64_T: min(0, 2^64-1) comes out 2^64-1), so such
+// values are reduced as signed with the top bit flipped, which orders them
+// as unsigned. Other types and operations go to the library as they are.
+template <class T>
+constexpr bool kFlipForMinMax = std::is_unsigned_v<T> && (sizeof(T) == 4 || sizeof(T) == 8);
+template <class T>
+using SignedTwin = std::conditional_t<sizeof(T) == 4, std::int32_t, std::int64_t>;
+
+template <class T>
+void reduce_in_order(const T* in, T* out, int count, MPI_Op op, const Comm& comm) {
+  if constexpr (kFlipForMinMax<T>) {
+    if (op == MPI_MIN || op == MPI_MAX) {
+      constexpr T top = T{1} << (8 * sizeof(T) - 1);
+      std::vector<SignedTwin<T>> flipped(static_cast<std::size_t>(count));
+      for (int i = 0; i < count; ++i)
+        flipped[static_cast<std::size_t>(i)] = static_cast<SignedTwin<T>>(in[i] ^ top);
+      MPI_Allreduce(MPI_IN_PLACE, flipped.data(), count, mpi_type<SignedTwin<T>>(), op, comm.get());
+      for (int i = 0; i < count; ++i)
+        out[i] = static_cast<T>(flipped[static_cast<std::size_t>(i)]) ^ top;
+      return;
+    }
+  }
+  MPI_Allreduce(in, out, count, mpi_type<T>(), op, comm.get());
+}
+
 template <class T>
 T allreduce(const Comm& comm, T value, MPI_Op op) {
   T out{};
-  MPI_Allreduce(&value, &out, 1, mpi_type<T>(), op, comm.get());
+  reduce_in_order(&value, &out, 1, op, comm);
   return out;
 }
 // Element-wise reduction over ranks of arrays of equal length: element i of
@@ -133,8 +160,8 @@ T allreduce(const Comm& comm, T value, MPI_Op op) {
 template <class Array>
 Array allreduce_each(const Comm& comm, const Array& values, MPI_Op op) {
   Array out = values;
-  MPI_Allreduce(values.data(), out.data(), checked_count(values.size(), "allreduce length"),
-                mpi_type<typename Array::value_type>(), op, comm.get());
+  reduce_in_order(values.data(), out.data(), checked_count(values.size(), "allreduce length"), op,
+                  comm);
   return out;
 }
 template <class T>

@@ -3,10 +3,14 @@
 // MPI_Alltoallv moves, with empty blocks, records wider than a byte, on the
 // world and on a part of it, several times in a row; exscan_sum_by_doubling
 // (what gc::exscan_sum runs where the library's MPI_Exscan is quadratic) sums
-// what MPI_Exscan sums.
+// what MPI_Exscan sums; min_over_ranks and max_over_ranks order unsigned
+// values above the sign bit as unsigned (the packaged libraries' MPI_MIN and
+// MPI_MAX do not).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "core/mpi.hpp"
@@ -70,6 +74,35 @@ void expect_same_exscan(const Comm& comm) {
   EXPECT_EQ(exscan_sum(comm, mine), expected);
   EXPECT_EQ(exscan_sum(comm, -static_cast<std::int64_t>(comm.rank())),
             -static_cast<std::int64_t>(comm.rank() * (comm.rank() - 1) / 2));
+}
+
+// Rank r offers value r of a row; each row's minimum and maximum over the
+// ranks present must be the unsigned ones.
+template <class T>
+void expect_unsigned_min_max(const Comm& comm) {
+  constexpr T top = std::numeric_limits<T>::max();
+  constexpr T half = T{1} << (8 * sizeof(T) - 1);
+  const std::vector<std::array<T, 4>> rows = {
+      {0, top, 5, 7}, {half, half - 1, 3, half}, {top, top - 1, top, 1}, {2, 0, 1, 0}};
+  for (const auto& row : rows) {
+    const T mine = row[static_cast<std::size_t>(comm.rank() % 4)];
+    T least = row[0], most = row[0];
+    for (int r = 0; r < comm.size(); ++r) {
+      least = std::min(least, row[static_cast<std::size_t>(r % 4)]);
+      most = std::max(most, row[static_cast<std::size_t>(r % 4)]);
+    }
+    EXPECT_EQ(min_over_ranks(comm, mine), least);
+    EXPECT_EQ(max_over_ranks(comm, mine), most);
+    const std::vector<T> both = allreduce_each(comm, std::vector<T>{mine, mine}, MPI_MIN);
+    EXPECT_EQ(both, (std::vector<T>{least, least}));
+  }
+}
+
+TEST(Mpi, MinMaxOfUnsignedAboveTheSignBit) {
+  const Comm comm = Comm::world();
+  expect_unsigned_min_max<std::uint64_t>(comm);
+  expect_unsigned_min_max<unsigned long long>(comm);
+  expect_unsigned_min_max<std::uint32_t>(comm);
 }
 
 TEST(Mpi, ExscanByDoublingSumsWhatExscanSums) {
