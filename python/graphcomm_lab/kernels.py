@@ -48,6 +48,8 @@ KERNELS = {
         # TEPS count its input tuples as Graph500's reference codes do.
         Kernel("bfs", ("bfs",), "--graph", "--model", "exchange_models", "nsr", True,
                input_forms=(("graph500:", "--scale"),)),
+        Kernel("sssp", ("sssp",), "--graph", "--model", "exchange_models", "ncl", True,
+               input_forms=(("graph500:", "--scale"),)),
         Kernel("spmm", ("spmm",), "--matrix", "--method", "spmm_methods", "allgather", True),
         Kernel("nbr", ("nbr", "bench"), "--topology", "--collective", "nbr_collectives",
                "allgather"),

@@ -85,7 +85,8 @@ double parse_delta(const Comm& comm, const DistGraph& g, const std::string& text
 }
 
 void print_single(const ConfigRun& r) {
-  std::string out = fmt::format("configuration: {}\ndelta: {:.6g}\n", r.config.name(), r.delta);
+  std::string out = fmt::format("configuration: {}\n", r.config.name());
+  if (r.delta > 0) out += fmt::format("delta: {:.6g}\n", r.delta);
   out += bfs::output_block(r.figures, "sssp");
   const double searches = static_cast<double>(r.figures.seconds.size());
   out += fmt::format("setup_time: {:.6g}\n", r.setup_seconds);
@@ -123,9 +124,8 @@ void print_table(const std::vector<ConfigRun>& runs) {
 void print_profile(const ConfigRun& r) {
   if (r.profiles.empty()) return;
   const sssp::SearchResult& s = r.profiles.front();
-  std::string out =
-      fmt::format("\n{}: buckets of the first search (root {}; delta {:.6g}; max over ranks)\n",
-                  r.config.name(), s.root, r.delta);
+  std::string out = fmt::format("\n{}: buckets of the first search (root {}; max over ranks)\n",
+                                r.config.name(), s.root);
   const Table table({{"bucket", ">7"},
                      {"light_rounds", ">13"},
                      {"settled", ">10"},
@@ -145,7 +145,7 @@ nlohmann::json run_json(const ConfigRun& r) {
   nlohmann::json j = {{"configuration", r.config.name()},
                       {"algorithm", sssp::algorithm_name(r.config.algorithm)},
                       {"model", r.config.model},
-                      {"delta", r.delta},
+                      {"delta", r.delta > 0 ? nlohmann::json(r.delta) : nlohmann::json()},
                       {"setup_seconds", r.setup_seconds},
                       {"buffer_bytes_per_rank_max", r.buffer_bytes_max},
                       {"nsssp", r.figures.seconds.size()},
@@ -189,7 +189,8 @@ ConfigRun run_configuration(const Comm& comm, const DistGraph& g, const Configur
                             const std::string& distances_path) {
   ConfigRun run;
   run.config = config;
-  run.delta = delta;
+  // Bellman-Ford has no buckets: no width to report.
+  run.delta = config.algorithm == sssp::Algorithm::delta_stepping ? delta : 0;
   sssp::Sssp engine(comm, g, config.algorithm, config.model, delta, o.round_messages);
   run.setup_seconds = engine.setup_seconds();
   for (std::size_t k = 0; k < keys.size(); ++k) {
