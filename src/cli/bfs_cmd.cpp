@@ -26,12 +26,8 @@ namespace {
 constexpr bfs::Algorithm kDefaultAlgorithm = bfs::Algorithm::direction_optimizing;
 const char* const kDefaultModel = "ncl";
 
-struct BfsOptions {
-  GraphOptions graph;
-  int scale = 0, edgefactor = 16;
+struct BfsOptions : Graph500Options {
   std::string algorithm, model;
-  int roots = 64;
-  std::int64_t root = -1;
   std::string levels, json, calibration;
   bool profile = false;
   bool no_work_sharing = false;
@@ -149,7 +145,6 @@ nlohmann::json levels_json(const bfs::SearchResult& s) {
 }
 
 nlohmann::json run_json(const ConfigRun& r) {
-  const bfs::TepsSummary t = bfs::summarize(r.figures);
   nlohmann::json j = {{"configuration", r.config.name()},
                       {"algorithm", bfs::algorithm_name(r.config.algorithm)},
                       {"model", r.config.model},
@@ -157,19 +152,11 @@ nlohmann::json run_json(const ConfigRun& r) {
                       {"buffer_bytes_per_rank_max", r.buffer_bytes_max},
                       {"flow_waits", r.flow_waits},
                       {"nbfs", r.figures.seconds.size()},
-                      {"harmonic_mean_TEPS", t.harmonic_mean},
-                      {"harmonic_stddev_TEPS", t.harmonic_stddev},
-                      {"TEPS", statistics_json(t.teps)},
-                      {"time", statistics_json(t.time)},
-                      {"nedge", statistics_json(t.nedge)},
-                      {"validate", statistics_json(t.validate)},
-                      {"seconds", r.figures.seconds},
                       {"messages", r.messages},
                       {"bytes", r.bytes},
                       {"shared_vertices", r.shared},
                       {"validation", r.validation}};
-  j["TEPS"].erase("mean");
-  j["TEPS"].erase("stddev");
+  j.update(figures_json(r.figures));
   if (!r.profiles.empty()) {
     j["levels"] = nlohmann::json::array();
     for (const auto& s : r.profiles)
@@ -307,18 +294,10 @@ void add_bfs_command(CLI::App& app, Runner& run) {
       "bfs",
       "Graph500 BFS (kernel 2) over every algorithm and communication model, reported in TEPS");
   cmd->fallthrough();
-  auto* scale = cmd->add_option("-s,--scale", o.scale,
-                                "Graph500 Kronecker graph of 2^SCALE vertices (kernel 1 timed "
-                                "as construction_time)");
-  scale->check(CLI::Range(1, 40));
-  cmd->add_option("-e,--edgefactor", o.edgefactor, "Edges per vertex of the Kronecker graph")
-      ->check(CLI::Range(1, 1024))
-      ->capture_default_str();
-  auto* graph = cmd->add_option("-g,--graph", o.graph.spec, graph_spec_help());
-  graph->excludes(scale);
-  cmd->add_option("--seed", o.graph.seed, "Seed of the generator and of the search keys")
-      ->capture_default_str();
-  add_distribution_options(*cmd, o.graph);
+  add_graph500_options(*cmd, o,
+                       "Graph500 Kronecker graph of 2^SCALE vertices (kernel 1 timed as "
+                       "construction_time)",
+                       "", "Seed of the generator and of the search keys");
   static const std::vector<std::string> algorithms = names_of(bfs::algorithm_table());
   static const std::string algorithm_help = fmt::format(
       "{} (default: {})", fmt::join(algorithms, ", "), bfs::algorithm_name(kDefaultAlgorithm));
@@ -328,12 +307,6 @@ void add_bfs_command(CLI::App& app, Runner& run) {
       "configuration graphcomm advise ranks first, among --algorithm's if given); default {}",
       fmt::join(exchange_models(), ", "), kDefaultModel);
   cmd->add_option("--model", o.model, model_help)->check(model_validator());
-  auto* roots =
-      cmd->add_option("--roots", o.roots, "Number of search keys (64 for a valid Graph500 run)")
-          ->capture_default_str();
-  cmd->add_option("--root", o.root, "Search once, from this vertex (0-based)")
-      ->check(CLI::NonNegativeNumber)
-      ->excludes(roots);
   cmd->add_option("--levels", o.levels,
                   "Write 'vertex level' per reached vertex of the first search (0-based ids)");
   cmd->add_flag("--profile", o.profile,

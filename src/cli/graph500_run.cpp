@@ -61,4 +61,37 @@ nlohmann::json statistics_json(const bfs::Statistics& s) {
           {"stddev", s.stddev}};
 }
 
+nlohmann::json figures_json(const bfs::Graph500Figures& f) {
+  const bfs::TepsSummary t = bfs::summarize(f);
+  nlohmann::json teps = statistics_json(t.teps);
+  teps.erase("mean");  // TEPS has none: harmonic_mean_TEPS
+  teps.erase("stddev");
+  return {{"harmonic_mean_TEPS", t.harmonic_mean},
+          {"harmonic_stddev_TEPS", t.harmonic_stddev},
+          {"TEPS", teps},
+          {"time", statistics_json(t.time)},
+          {"nedge", statistics_json(t.nedge)},
+          {"validate", statistics_json(t.validate)},
+          {"seconds", f.seconds}};
+}
+
+void add_graph500_options(CLI::App& cmd, Graph500Options& o, const std::string& scale_help,
+                          const std::string& graph_note, const std::string& seed_help) {
+  auto* scale = cmd.add_option("-s,--scale", o.scale, scale_help);
+  scale->check(CLI::Range(1, 40));
+  cmd.add_option("-e,--edgefactor", o.edgefactor, "Edges per vertex of the Kronecker graph")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  auto* graph = cmd.add_option("-g,--graph", o.graph.spec, graph_spec_help() + graph_note);
+  graph->excludes(scale);
+  cmd.add_option("--seed", o.graph.seed, seed_help)->capture_default_str();
+  add_distribution_options(cmd, o.graph);
+  auto* roots =
+      cmd.add_option("--roots", o.roots, "Number of search keys (64 for a valid Graph500 run)")
+          ->capture_default_str();
+  cmd.add_option("--root", o.root, "Search once, from this vertex (0-based)")
+      ->check(CLI::NonNegativeNumber)
+      ->excludes(roots);
+}
+
 }  // namespace gc::cli

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/commands.hpp"
 #include "cli/harness.hpp"
 #include "core/error.hpp"
 #include "core/mpi.hpp"
@@ -59,6 +60,22 @@ std::vector<vid_t> search_keys(const Comm& comm, const DistGraph& g, std::int64_
 std::string graph500_notes(int scale, std::size_t keys);
 
 nlohmann::json statistics_json(const bfs::Statistics& s);
+
+// A run's Graph500 figures in JSON: harmonic_mean_TEPS, harmonic_stddev_TEPS,
+// TEPS (order statistics), time, nedge, validate, seconds[].
+nlohmann::json figures_json(const bfs::Graph500Figures& f);
+
+// The input and key options both commands take: --scale, --edgefactor,
+// --graph (with `graph_note` after the generators' help), --seed, the
+// distribution options, --roots, --root.
+struct Graph500Options {
+  GraphOptions graph;
+  int scale = 0, edgefactor = 16;
+  int roots = 64;
+  std::int64_t root = -1;
+};
+void add_graph500_options(CLI::App& cmd, Graph500Options& o, const std::string& scale_help,
+                          const std::string& graph_note, const std::string& seed_help);
 
 // "vertex value" per owned vertex whose value is not `none`, in the input's
 // 0-based ids (also when reordered or partitioned), by increasing id; the

@@ -22,12 +22,8 @@ namespace {
 constexpr sssp::Algorithm kDefaultAlgorithm = sssp::Algorithm::delta_stepping;
 const char* const kDefaultModel = "ncl";
 
-struct SsspOptions {
-  GraphOptions graph;
-  int scale = 0, edgefactor = 16;
+struct SsspOptions : Graph500Options {
   std::string algorithm, model, delta = "auto", weights_precision = "double";
-  int roots = 64;
-  std::int64_t root = -1;
   std::string distances, json;
   bool profile = false;
   std::uint64_t round_messages = Neighborhood::kDefaultRoundMessages;
@@ -141,7 +137,6 @@ void print_profile(const ConfigRun& r) {
 }
 
 nlohmann::json run_json(const ConfigRun& r) {
-  const bfs::TepsSummary t = bfs::summarize(r.figures);
   nlohmann::json j = {{"configuration", r.config.name()},
                       {"algorithm", sssp::algorithm_name(r.config.algorithm)},
                       {"model", r.config.model},
@@ -149,21 +144,13 @@ nlohmann::json run_json(const ConfigRun& r) {
                       {"setup_seconds", r.setup_seconds},
                       {"buffer_bytes_per_rank_max", r.buffer_bytes_max},
                       {"nsssp", r.figures.seconds.size()},
-                      {"harmonic_mean_TEPS", t.harmonic_mean},
-                      {"harmonic_stddev_TEPS", t.harmonic_stddev},
-                      {"TEPS", statistics_json(t.teps)},
-                      {"time", statistics_json(t.time)},
-                      {"nedge", statistics_json(t.nedge)},
-                      {"validate", statistics_json(t.validate)},
-                      {"seconds", r.figures.seconds},
                       {"messages", r.messages},
                       {"bytes", r.bytes},
                       {"relaxations", r.relaxations},
                       {"phases", r.phases},
                       {"buckets", r.buckets},
                       {"validation", r.validation}};
-  j["TEPS"].erase("mean");
-  j["TEPS"].erase("stddev");
+  j.update(figures_json(r.figures));
   if (!r.profiles.empty()) {
     j["profile"] = nlohmann::json::array();
     for (const auto& s : r.profiles) {
@@ -300,22 +287,13 @@ void add_sssp_command(CLI::App& app, Runner& run) {
       "sssp",
       "Graph500 SSSP (kernel 3) over every algorithm and communication model, reported in TEPS");
   cmd->fallthrough();
-  auto* scale = cmd->add_option("-s,--scale", o.scale,
-                                "Graph500 Kronecker graph of 2^SCALE vertices, weights uniform "
-                                "in (0, 1] from the seed (kernel 1 timed as construction_time)");
-  scale->check(CLI::Range(1, 40));
-  cmd->add_option("-e,--edgefactor", o.edgefactor, "Edges per vertex of the Kronecker graph")
-      ->check(CLI::Range(1, 1024))
-      ->capture_default_str();
-  auto* graph = cmd->add_option(
-      "-g,--graph", o.graph.spec,
-      graph_spec_help() +
-          "\nWeights: the file's (--weights), else from the seed; of a repeated edge the "
-          "lightest copy is kept (a shortest path takes it; matching keeps the heaviest)");
-  graph->excludes(scale);
-  cmd->add_option("--seed", o.graph.seed, "Seed of the generator, the weights and the search keys")
-      ->capture_default_str();
-  add_distribution_options(*cmd, o.graph);
+  add_graph500_options(*cmd, o,
+                       "Graph500 Kronecker graph of 2^SCALE vertices, weights uniform in (0, 1] "
+                       "from the seed (kernel 1 timed as construction_time)",
+                       "\nWeights: the file's (--weights), else from the seed; of a repeated edge "
+                       "the lightest copy is kept (a shortest path takes it; matching keeps the "
+                       "heaviest)",
+                       "Seed of the generator, the weights and the search keys");
   static const std::vector<std::string> algorithms = names_of(sssp::algorithm_table());
   static const std::string algorithm_help =
       fmt::format("{} (default: {}; with --model all: both)", fmt::join(algorithms, ", "),
@@ -330,12 +308,6 @@ void add_sssp_command(CLI::App& app, Runner& run) {
       "default {}",
       fmt::join(exchange_models(), ", "), kDefaultModel);
   cmd->add_option("--model", o.model, model_help)->check(model_validator());
-  auto* roots =
-      cmd->add_option("--roots", o.roots, "Number of search keys (64 for a valid Graph500 run)")
-          ->capture_default_str();
-  cmd->add_option("--root", o.root, "Search once, from this vertex (0-based)")
-      ->check(CLI::NonNegativeNumber)
-      ->excludes(roots);
   cmd->add_option("--distances", o.distances,
                   "Write 'vertex distance' per reached vertex of the first search (0-based ids; "
                   "distances as doubles that read back exactly)");

@@ -37,6 +37,7 @@
 #include "comm/work_share.hpp"
 #include "core/output.hpp"
 #include "core/registry.hpp"
+#include "kernels/ghost_neighborhood.hpp"
 
 namespace gc::bfs {
 
@@ -48,17 +49,6 @@ constexpr std::uint64_t kAlpha = 15, kBeta = 18;
 constexpr std::uint64_t kProgressEvery = 4096;
 // hybrid: frontier vertices claimed at a time from a rank's shared frontier.
 constexpr std::uint64_t kShareChunk = 32;
-
-Neighborhood bfs_neighborhood(const DistGraph& g, std::uint64_t round_messages) {
-  // A rank pushes each ghost at most once per search, hence per level.
-  const GhostRelation& rel = g.ghost_relation();
-  Neighborhood nb;
-  nb.round_messages = round_messages;
-  nb.ranks = rel.ranks;
-  for (size_t i = 0; i < rel.ranks.size(); ++i)
-    nb.capacity.push_back(rel.ghost_end[i] - rel.ghost_begin[i]);
-  return nb;
-}
 
 }  // namespace
 
@@ -109,7 +99,7 @@ class Bfs::Impl {
         model_(model),
         share_first_(sharing == WorkSharing::first) {
     if (algorithm != Algorithm::replicated)
-      exchange_ = make_exchange(model, comm, bfs_neighborhood(g_, round_messages));
+      exchange_ = make_exchange(model, comm, ghost_neighborhood(g_, round_messages));
     level_.resize(bg.owned);
     parent_.resize(bg.owned);
     if (exchange_) ghost_pushed_.resize(g_.ghost_count());

@@ -34,23 +34,13 @@
 #include "core/error.hpp"
 #include "core/output.hpp"
 #include "core/registry.hpp"
+#include "kernels/ghost_neighborhood.hpp"
 
 namespace gc::sssp {
 
 namespace {
 
 constexpr std::uint64_t kNoBucket = ~std::uint64_t{0};
-
-Neighborhood sssp_neighborhood(const DistGraph& g, std::uint64_t round_messages) {
-  // One message per ghost and exchange phase at most.
-  const GhostRelation& rel = g.ghost_relation();
-  Neighborhood nb;
-  nb.round_messages = round_messages;
-  nb.ranks = rel.ranks;
-  for (size_t i = 0; i < rel.ranks.size(); ++i)
-    nb.capacity.push_back(rel.ghost_end[i] - rel.ghost_begin[i]);
-  return nb;
-}
 
 }  // namespace
 
@@ -85,7 +75,7 @@ class Sssp::Impl {
         fusion_(algorithm == Algorithm::delta_stepping) {
     g.require_weights("sssp");
     if (!(delta > 0)) fail_everywhere(fmt::format("--delta {}: must be positive", delta));
-    exchange_ = make_exchange(model, comm, sssp_neighborhood(g, round_messages));
+    exchange_ = make_exchange(model, comm, ghost_neighborhood(g, round_messages));
     dist_.resize(owned_);
     parent_.resize(owned_);
     relaxed_.resize(owned_);
