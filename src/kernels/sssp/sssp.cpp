@@ -35,14 +35,9 @@
 #include "core/output.hpp"
 #include "core/registry.hpp"
 #include "kernels/ghost_neighborhood.hpp"
+#include "kernels/sssp/buckets.hpp"
 
 namespace gc::sssp {
-
-namespace {
-
-constexpr std::uint64_t kNoBucket = ~std::uint64_t{0};
-
-}  // namespace
 
 const std::vector<AlgorithmInfo>& algorithm_table() {
   static const std::vector<AlgorithmInfo> table = {
@@ -104,7 +99,7 @@ class Sssp::Impl {
     std::fill(parent_.begin(), parent_.end(), kNoParent);
     std::fill(relaxed_.begin(), relaxed_.end(), kUnreached);
     std::fill(sent_.begin(), sent_.end(), kUnreached);
-    for (auto& b : buckets_) b.clear();
+    buckets_.clear();
     relaxations_ = phases_ = 0;
     const std::uint64_t messages_before = exchange_->counters().messages();
     const std::uint64_t bytes_before = exchange_->counters().bytes();
@@ -120,7 +115,7 @@ class Sssp::Impl {
     std::uint64_t from = 0;  // buckets below are empty everywhere
     while (true) {
       const std::uint64_t b = min_over_ranks(comm_, lowest_bucket(from));
-      if (b == kNoBucket) break;
+      if (b == Buckets::kNone) break;
       ++buckets;
       const double t0 = MPI_Wtime();
       const std::uint64_t r0 = relaxations_, m0 = exchange_->counters().messages();
@@ -137,7 +132,10 @@ class Sssp::Impl {
         exchange_phase();
       }
       for (lid_t v : settled_) in_settled_[v] = 0;
-      from = b + 1;
+      // Not b + 1: a heavy edge can land in bucket b again, when the
+      // distance rounds down to its bound or b is the last bucket, which
+      // holds every distance past 1e18 deltas.
+      from = b;
       if (profile)
         profile_.push_back({b, rounds, settled, relaxations_ - r0, MPI_Wtime() - t0,
                             exchange_->counters().messages() - m0,
@@ -166,13 +164,10 @@ class Sssp::Impl {
   std::uint64_t bucket_of(double d) const {
     if (std::isinf(delta_)) return 0;
     const double b = std::floor(d / delta_);
-    return b >= 1e18 ? kNoBucket - 1 : static_cast<std::uint64_t>(b);
+    return b >= 1e18 ? Buckets::kNone - 1 : static_cast<std::uint64_t>(b);
   }
 
-  void add_to_bucket(lid_t v, std::uint64_t b) {
-    if (b >= buckets_.size()) buckets_.resize(b + 1);
-    buckets_[b].push_back(v);
-  }
+  void add_to_bucket(lid_t v, std::uint64_t b) { buckets_.add(b, v); }
 
   // An entry of bucket b is live while v is there with a distance whose
   // light edges it has not relaxed yet (later improvements add new entries).
@@ -181,18 +176,18 @@ class Sssp::Impl {
   }
 
   // Bucket b has a live entry here (its dead ones dropped).
-  bool has_live(std::uint64_t b) {
-    if (b >= buckets_.size()) return false;
-    std::erase_if(buckets_[b], [&](lid_t v) { return !live(v, b); });
-    return !buckets_[b].empty();
+  bool has_live(std::uint64_t b) { return drop_dead(b, buckets_.at(b)); }
+
+  bool drop_dead(std::uint64_t b, std::vector<lid_t>& entries) const {
+    std::erase_if(entries, [&](lid_t v) { return !live(v, b); });
+    return !entries.empty();
   }
 
-  // The lowest bucket from `from` on with a live entry here (dead entries
-  // dropped on the way), or kNoBucket.
+  // The lowest bucket from `from` on with a live entry here, or
+  // Buckets::kNone.
   std::uint64_t lowest_bucket(std::uint64_t from) {
-    for (std::uint64_t b = from; b < buckets_.size(); ++b)
-      if (has_live(b)) return b;
-    return kNoBucket;
+    return buckets_.lowest(
+        from, [&](std::uint64_t b, std::vector<lid_t>& entries) { return drop_dead(b, entries); });
   }
 
   // One light round's local part: the bucket's live vertices relax their
@@ -202,7 +197,7 @@ class Sssp::Impl {
     std::uint64_t settled = 0;
     do {
       work_.clear();
-      if (b < buckets_.size()) work_.swap(buckets_[b]);
+      work_.swap(buckets_.at(b));
       for (lid_t v : work_) {
         if (!live(v, b)) continue;
         relaxed_[v] = dist_[v];
@@ -213,7 +208,7 @@ class Sssp::Impl {
         }
         relax_edges<W>(v, true);
       }
-    } while (fusion_ && b < buckets_.size() && !buckets_[b].empty());
+    } while (fusion_ && !buckets_.at(b).empty());
     return settled;
   }
 
@@ -311,7 +306,7 @@ class Sssp::Impl {
   std::unique_ptr<Exchange> exchange_;
   std::vector<double> dist_, relaxed_;  // per owned vertex
   std::vector<vid_t> parent_;
-  std::vector<std::vector<lid_t>> buckets_;  // owned vertices, with dead entries
+  Buckets buckets_;  // owned vertices, with dead entries
   std::vector<lid_t> work_, settled_;
   std::vector<std::uint8_t> in_settled_;
   std::vector<double> sent_;                // per ghost: best distance sent this search

@@ -108,16 +108,18 @@ std::vector<Configuration> configurations(vid_t vertices) {
 // validator agrees.
 void expect_dijkstra(const DistGraph& g, const std::vector<vid_t>& roots, const std::string& what,
                      const std::string& only_model = "",
-                     std::uint64_t round_messages = Neighborhood::kDefaultRoundMessages) {
+                     std::uint64_t round_messages = Neighborhood::kDefaultRoundMessages,
+                     std::vector<Configuration> configs = {}) {
   const Comm& comm = world();
   ASSERT_FALSE(roots.empty()) << what;
   std::vector<std::vector<double>> refs;
   for (vid_t root : roots) refs.push_back(serial_dijkstra(g, root));
   const double automatic = sssp::auto_delta(comm, g);
   EXPECT_GT(automatic, 0) << what;
+  if (configs.empty()) configs = configurations(g.global_vertex_count());
   for (const std::string& model : exchange_models()) {
     if (!only_model.empty() && model != only_model) continue;
-    for (const Configuration& c : configurations(g.global_vertex_count())) {
+    for (const Configuration& c : configs) {
       sssp::Sssp engine(comm, g, c.algorithm, model, c.delta > 0 ? c.delta : automatic,
                         round_messages);
       for (std::size_t k = 0; k < roots.size(); ++k) {
@@ -221,6 +223,16 @@ TEST(Sssp, RepeatedEdgesKeepTheLightestOrTheHeaviestCopy) {
                                           test::key(1, 2, 4.0), test::key(2, 1, 4.0)};
     EXPECT_EQ(got, want) << (rule == Duplicates::lightest ? "lightest" : "heaviest");
   }
+}
+
+// Bucket numbers far beyond the count of buckets filled: 1e-12 makes them
+// about 1e12 (each bucket one distance), 1e-300 sends every distance to the
+// last bucket, where heavy edges land in the bucket being emptied.
+TEST(Sssp, TinyDeltasEqualDijkstra) {
+  const DistGraph g = load("grid:5");
+  expect_dijkstra(
+      g, roots_of(g), "grid:5 at tiny deltas", "nsr", Neighborhood::kDefaultRoundMessages,
+      {{sssp::Algorithm::delta_stepping, 1e-12}, {sssp::Algorithm::delta_stepping, 1e-300}});
 }
 
 TEST(Sssp, MoreRanksThanVertices) {
