@@ -167,9 +167,7 @@ nlohmann::json run_json(const ConfigRun& r) {
 
 ConfigRun run_configuration(const Comm& comm, const bfs::BfsGraph& bg,
                             const bfs::Configuration& config, const std::vector<vid_t>& keys,
-                            const std::vector<vid_t>& key_names,
-                            const std::vector<std::uint32_t>& tuple_counts, const BfsOptions& o,
-                            const std::string& levels_path) {
+                            Graph500Searches searches, const BfsOptions& o) {
   ConfigRun run;
   run.config = config;
   const DistGraph& g = bg.g;
@@ -178,31 +176,22 @@ ConfigRun run_configuration(const Comm& comm, const bfs::BfsGraph& bg,
                   o.round_messages);
   run.setup_seconds = engine.setup_seconds();
   for (std::size_t k = 0; k < keys.size(); ++k) {
-    if (k % 16 == 0)
-      Progress::say(comm, "{}: search {}/{} from {}", config.name(), k + 1, keys.size(),
-                    key_names[k]);
+    searches.announce(k);
     bfs::SearchResult s = engine.search(keys[k], o.profile);
-    PhaseTimer validate_timer(comm);
-    const std::string verdict = bfs::check(comm, g, keys[k], s.parent);
-    run.figures.validate_seconds.push_back(validate_timer.stop());
-    if (verdict != "OK" && run.validation == "OK")
-      run.validation = fmt::format("FAILED from {}: {}", key_names[k], verdict);
-    // nedge: input tuples in the component (Kronecker graphs) or undirected edges.
-    run.figures.nedge.push_back(component_nedge(
-        comm, g, tuple_counts, [&](lid_t l) { return s.level[l] != bfs::kUnreached; }));
-    run.figures.seconds.push_back(s.seconds);
+    searches.record(k, s.seconds, s.level, bfs::kUnreached,
+                    [&] { return bfs::check(comm, g, keys[k], s.parent); });
     run.messages += s.messages;
     run.bytes += s.bytes;
     run.shared += s.shared;
-    if (k == 0 && !levels_path.empty())
-      write_vertex_values(comm, g, s.level, bfs::kUnreached, levels_path);
     if (o.profile) {
-      s.root = key_names[k];  // printed: the input's id
+      s.root = searches.key_name(k);  // printed: the input's id
       s.parent.clear();
       s.level.clear();
       run.profiles.push_back(std::move(s));
     }
   }
+  run.figures = std::move(searches.figures);
+  run.validation = std::move(searches.validation);
   // Buffers that grow on demand are at their largest now.
   run.buffer_bytes_max = max_over_ranks(comm, engine.buffer_bytes());
   run.flow_waits = sum_over_ranks(comm, engine.flow_waits());
@@ -243,17 +232,15 @@ void run_bfs(const Comm& comm, const Invocation& inv, BfsOptions& o) {
   const std::vector<vid_t> keys = search_keys(comm, g, o.root, o.roots, o.graph.seed);
   const std::vector<vid_t> key_names = input_ids_of(comm, g, keys);  // for outputs
   if (comm.rank() == 0) std::fputs(output_header(comm, loaded, o, keys.size()).c_str(), stdout);
+  const bfs::Graph500Figures figures =
+      input_figures(comm, o.scale, o.edgefactor, generation_seconds, construction_seconds);
   std::vector<ConfigRun> runs;
-  for (std::size_t c = 0; c < configs.size(); ++c) {
-    runs.push_back(run_configuration(comm, bg, configs[c], keys, key_names, tuple_counts, o,
-                                     c == 0 ? o.levels : std::string()));
-    bfs::Graph500Figures& f = runs.back().figures;
-    f.scale = o.scale;
-    f.edgefactor = o.scale > 0 ? o.edgefactor : 0;
-    f.ranks = comm.size();
-    f.generation_seconds = generation_seconds;
-    f.construction_seconds = construction_seconds;
-  }
+  for (std::size_t c = 0; c < configs.size(); ++c)
+    runs.push_back(
+        run_configuration(comm, bg, configs[c], keys,
+                          Graph500Searches(comm, g, tuple_counts, key_names, figures,
+                                           configs[c].name(), c == 0 ? o.levels : std::string()),
+                          o));
   if (comm.rank() == 0) {
     if (runs.size() == 1)
       print_single(runs.front());

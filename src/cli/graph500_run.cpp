@@ -54,6 +54,17 @@ std::string graph500_notes(int scale, std::size_t keys) {
   return out;
 }
 
+bfs::Graph500Figures input_figures(const Comm& comm, int scale, int edgefactor,
+                                   double generation_seconds, double construction_seconds) {
+  bfs::Graph500Figures f;
+  f.scale = scale;
+  f.edgefactor = scale > 0 ? edgefactor : 0;
+  f.ranks = comm.size();
+  f.generation_seconds = generation_seconds;
+  f.construction_seconds = construction_seconds;
+  return f;
+}
+
 nlohmann::json statistics_json(const bfs::Statistics& s) {
   return {{"min", s.min},       {"firstquartile", s.firstquartile},
           {"median", s.median}, {"thirdquartile", s.thirdquartile},

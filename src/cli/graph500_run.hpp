@@ -59,6 +59,11 @@ std::vector<vid_t> search_keys(const Comm& comm, const DistGraph& g, std::int64_
 // fewer than 64 keys.
 std::string graph500_notes(int scale, std::size_t keys);
 
+// A run's figures before its searches: the input's (scale and edgefactor of
+// a Kronecker graph, else 0) and the rank count.
+bfs::Graph500Figures input_figures(const Comm& comm, int scale, int edgefactor,
+                                   double generation_seconds, double construction_seconds);
+
 nlohmann::json statistics_json(const bfs::Statistics& s);
 
 // A run's Graph500 figures in JSON: harmonic_mean_TEPS, harmonic_stddev_TEPS,
@@ -101,5 +106,59 @@ void write_vertex_values(const Comm& comm, const DistGraph& g, const std::vector
     });
   });
 }
+
+// The searches of one configuration, as Graph500 figures: the input's
+// figures (`input`: scale to construction time) and, per search, record()
+// with its time and per-vertex values (`none` where unreached), which times
+// `check` (a verdict, "OK" when valid) and keeps the first failure, adds the
+// component's nedge, and writes the first search's values to `values_path`
+// when one is given. Collective.
+class Graph500Searches {
+ public:
+  Graph500Searches(const Comm& comm, const DistGraph& g,
+                   const std::vector<std::uint32_t>& tuple_counts,
+                   const std::vector<vid_t>& key_names, const bfs::Graph500Figures& input,
+                   std::string configuration, std::string values_path)
+      : figures(input),
+        comm_(comm),
+        g_(g),
+        tuple_counts_(tuple_counts),
+        key_names_(key_names),
+        configuration_(std::move(configuration)),
+        values_path_(std::move(values_path)) {}
+
+  // Progress on rank 0 before search k, every 16 searches.
+  void announce(std::size_t k) const {
+    if (k % 16 == 0)
+      Progress::say(comm_, "{}: search {}/{} from {}", configuration_, k + 1, key_names_.size(),
+                    key_names_[k]);
+  }
+
+  template <class T, class Check>
+  void record(std::size_t k, double seconds, const std::vector<T>& values, T none, Check check) {
+    PhaseTimer validate_timer(comm_);
+    const std::string verdict = check();
+    figures.validate_seconds.push_back(validate_timer.stop());
+    if (verdict != "OK" && validation == "OK")
+      validation = fmt::format("FAILED from {}: {}", key_names_[k], verdict);
+    // nedge: input tuples in the component (Kronecker graphs) or undirected edges.
+    figures.nedge.push_back(
+        component_nedge(comm_, g_, tuple_counts_, [&](lid_t l) { return values[l] != none; }));
+    figures.seconds.push_back(seconds);
+    if (k == 0 && !values_path_.empty()) write_vertex_values(comm_, g_, values, none, values_path_);
+  }
+
+  vid_t key_name(std::size_t k) const { return key_names_[k]; }
+
+  bfs::Graph500Figures figures;
+  std::string validation = "OK";
+
+ private:
+  const Comm& comm_;
+  const DistGraph& g_;
+  const std::vector<std::uint32_t>& tuple_counts_;
+  const std::vector<vid_t>& key_names_;
+  std::string configuration_, values_path_;
+};
 
 }  // namespace gc::cli

@@ -170,10 +170,8 @@ nlohmann::json run_json(const ConfigRun& r) {
 }
 
 ConfigRun run_configuration(const Comm& comm, const DistGraph& g, const Configuration& config,
-                            double delta, const std::vector<vid_t>& keys,
-                            const std::vector<vid_t>& key_names,
-                            const std::vector<std::uint32_t>& tuple_counts, const SsspOptions& o,
-                            const std::string& distances_path) {
+                            double delta, const std::vector<vid_t>& keys, Graph500Searches searches,
+                            const SsspOptions& o) {
   ConfigRun run;
   run.config = config;
   // Bellman-Ford has no buckets: no width to report.
@@ -181,32 +179,24 @@ ConfigRun run_configuration(const Comm& comm, const DistGraph& g, const Configur
   sssp::Sssp engine(comm, g, config.algorithm, config.model, delta, o.round_messages);
   run.setup_seconds = engine.setup_seconds();
   for (std::size_t k = 0; k < keys.size(); ++k) {
-    if (k % 16 == 0)
-      Progress::say(comm, "{}: search {}/{} from {}", config.name(), k + 1, keys.size(),
-                    key_names[k]);
+    searches.announce(k);
     sssp::SearchResult s = engine.search(keys[k], o.profile);
-    PhaseTimer validate_timer(comm);
-    const std::string verdict = sssp::check(comm, g, keys[k], s.dist, s.parent);
-    run.figures.validate_seconds.push_back(validate_timer.stop());
-    if (verdict != "OK" && run.validation == "OK")
-      run.validation = fmt::format("FAILED from {}: {}", key_names[k], verdict);
-    run.figures.nedge.push_back(component_nedge(
-        comm, g, tuple_counts, [&](lid_t l) { return s.dist[l] != sssp::kUnreached; }));
-    run.figures.seconds.push_back(s.seconds);
+    searches.record(k, s.seconds, s.dist, sssp::kUnreached,
+                    [&] { return sssp::check(comm, g, keys[k], s.dist, s.parent); });
     run.messages += s.messages;
     run.bytes += s.bytes;
     run.relaxations += s.relaxations;
     run.phases += s.phases;
     run.buckets += s.buckets;
-    if (k == 0 && !distances_path.empty())
-      write_vertex_values(comm, g, s.dist, sssp::kUnreached, distances_path);
     if (o.profile) {
-      s.root = key_names[k];  // printed: the input's id
+      s.root = searches.key_name(k);  // printed: the input's id
       s.dist.clear();
       s.parent.clear();
       run.profiles.push_back(std::move(s));
     }
   }
+  run.figures = std::move(searches.figures);
+  run.validation = std::move(searches.validation);
   run.buffer_bytes_max = max_over_ranks(comm, engine.buffer_bytes());
   return run;
 }
@@ -237,17 +227,15 @@ void run_sssp(const Comm& comm, const Invocation& inv, SsspOptions& o) {
         out += fmt::format("note: skipped {}\n", reason);
     std::fputs((out + graph500_notes(o.scale, keys.size())).c_str(), stdout);
   }
+  const bfs::Graph500Figures figures =
+      input_figures(comm, o.scale, o.edgefactor, generation_seconds, loaded.build_seconds);
   std::vector<ConfigRun> runs;
-  for (std::size_t c = 0; c < configs.size(); ++c) {
-    runs.push_back(run_configuration(comm, g, configs[c], delta, keys, key_names,
-                                     input.tuple_counts, o, c == 0 ? o.distances : std::string()));
-    bfs::Graph500Figures& f = runs.back().figures;
-    f.scale = o.scale;
-    f.edgefactor = o.scale > 0 ? o.edgefactor : 0;
-    f.ranks = comm.size();
-    f.generation_seconds = generation_seconds;
-    f.construction_seconds = loaded.build_seconds;
-  }
+  for (std::size_t c = 0; c < configs.size(); ++c)
+    runs.push_back(
+        run_configuration(comm, g, configs[c], delta, keys,
+                          Graph500Searches(comm, g, input.tuple_counts, key_names, figures,
+                                           configs[c].name(), c == 0 ? o.distances : std::string()),
+                          o));
   if (comm.rank() == 0) {
     if (runs.size() == 1)
       print_single(runs.front());
