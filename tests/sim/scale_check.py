@@ -9,6 +9,8 @@ results identical to a 1-rank run of the same build (standard library only):
     same weight and cardinality for every model and as at 1 rank;
   - bfs, every algorithm over every MPI model: Graph500 validation OK, and the
     edges traversed (nedge) as at 1 rank;
+  - sssp, both algorithms over every MPI model: Graph500 validation OK, and
+    the first search's distances bit for bit as at 1 rank;
   - nbr bench, the four collectives, blocking and nonblocking, on a Moore and
     a random topology: --check OK at every size;
   - spmm, every method (the combined gather is persistent): --check OK.
@@ -135,6 +137,29 @@ def check_bfs(run, ranks):
     return "\n".join(lines)
 
 
+def check_sssp(run, ranks):
+    def distances(tag, at, *args):
+        path = os.path.join(run.workdir, f"sssp-{tag}.txt")
+        doc = run(at, "sssp", "--scale", "8", "--roots", "1", "--distances", path, *args)
+        with open(path) as f:
+            return doc["runs"], f.read()
+
+    _, want = distances("ref", 1, "--model", "nsr")
+    # A run per configuration: all of them in one simulation take ten times
+    # the wall time of the runs apart (docs/simulation.md).
+    runs = []
+    for algorithm in ("delta-stepping", "bellman-ford"):
+        for model in run.models:
+            got_runs, got = distances(f"{algorithm}-{model}", ranks, "--algorithm", algorithm,
+                                      "--model", model)
+            assert got == want, (f"sssp {algorithm}/{model} at {ranks}: the distances differ "
+                                 "from 1 rank's")
+            runs += got_runs
+    for r in runs:
+        assert r["validation"] == "OK", f"sssp {r['configuration']} at {ranks}: {r['validation']}"
+    return f"sssp: {', '.join(r['configuration'] for r in runs)} valid, distances as at 1 rank"
+
+
 def check_nbr(run, ranks):
     calls = 0
     for topology in ("moore:2:1", random_topology(ranks)):
@@ -159,8 +184,8 @@ def check_spmm(run, ranks):
     return f"spmm: {', '.join(r['method'] for r in doc['runs'])} OK"
 
 
-CHECKS = {"stats": check_stats, "match": check_match, "bfs": check_bfs, "nbr": check_nbr,
-          "spmm": check_spmm}
+CHECKS = {"stats": check_stats, "match": check_match, "bfs": check_bfs, "sssp": check_sssp,
+          "nbr": check_nbr, "spmm": check_spmm}
 
 
 def main():
