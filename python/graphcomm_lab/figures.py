@@ -15,6 +15,7 @@ DEFAULT_METRIC = {
     "graph-stats": ("timings.load_seconds", False),
     "match": ("seconds", False),
     "bfs": ("harmonic_mean_TEPS", True),
+    "sssp": ("harmonic_mean_TEPS", True),
     "spmm": ("multiply_seconds", False),
     "nbr": ("speedup", True),
     "mq": ("ns_per_operation", False),

@@ -6,7 +6,7 @@ data URIs) that leads with the answers:
   verdict line of every claim whose reproduce suite is stored
   (reproduce-CLAIM, -tiny, -simulated-PLATFORM);
 - per kernel (not per suite), one table of its headline figure in its units
-  (match and spmm in ms, bfs in MTEPS, mq in ns, nbr's speedup as x): inputs
+  (match and spmm in ms, bfs and sssp in MTEPS, mq in ns, nbr's speedup as x): inputs
   against configurations, transposed past 8 configurations, each cell the
   median over the repetitions with its spread (± half the min-max range over
   the median) where there are 2+ runs, the best of each input in bold and

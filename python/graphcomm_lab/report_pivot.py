@@ -35,6 +35,8 @@ HEADLINES = {
                       "fastest"),
     "bfs": Headline("harmonic_mean_TEPS", "harmonic mean TEPS over the roots", "MTEPS", 1e-6,
                     True, "algorithm/model", "highest TEPS"),
+    "sssp": Headline("harmonic_mean_TEPS", "harmonic mean TEPS over the roots", "MTEPS", 1e-6,
+                     True, "algorithm/model", "highest TEPS"),
     "spmm": Headline("multiply_seconds", "multiply time per iteration", "ms", 1e3, False,
                      "method", "fastest"),
     "mq": Headline("ns_per_operation", "time per matching operation", "ns", 1.0, False,
