@@ -83,6 +83,10 @@ class Sssp::Impl {
     for (size_t i = 0; i < rel.ranks.size(); ++i)
       for (lid_t t = rel.ghost_begin[i]; t < rel.ghost_end[i]; ++t)
         ghost_nbr_[t - owned_] = static_cast<std::uint32_t>(i);
+    if (g.float_weights())
+      split_light_edges<float>();
+    else
+      split_light_edges<weight_t>();
   }
 
   std::uint64_t buffer_bytes() const { return exchange_->buffer_bytes(); }
@@ -127,7 +131,7 @@ class Sssp::Impl {
         exchange_phase();
         ++rounds;
       } while (max_over_ranks(comm_, static_cast<int>(has_live(b))) != 0);
-      if (!std::isinf(delta_)) {  // heavy edges, once per vertex of the bucket
+      if (heavy_) {  // heavy edges, once per vertex of the bucket
         for (lid_t v : settled_) relax_edges<W>(v, false);
         exchange_phase();
       }
@@ -212,28 +216,58 @@ class Sssp::Impl {
     return settled;
   }
 
+  // The light edges (w < delta) apart, when some edge is heavy: a light
+  // round then reads only them, not every edge of its vertices. With every
+  // edge light (Bellman-Ford too) the graph's rows serve.
+  template <class W>
+  void split_light_edges() {
+    const std::vector<W>& weights = g_.weight_column<W>();
+    bool heavy = false;
+    for (const W w : weights) heavy = heavy || !(w < delta_);
+    heavy_ = max_over_ranks(comm_, static_cast<int>(heavy)) != 0;
+    if (!heavy_) return;
+    const std::vector<eid_t>& offsets = g_.offsets();
+    light_offsets_.assign(owned_ + 1, 0);
+    for (lid_t v = 0; v < owned_; ++v) {
+      for (eid_t e = offsets[v]; e < offsets[v + 1]; ++e)
+        if (weights[e] < delta_) {
+          light_targets_.push_back(g_.targets()[e]);
+          light_weights_.push_back(weights[e]);
+        }
+      light_offsets_[v + 1] = light_targets_.size();
+    }
+  }
+
   // Relaxes v's light (w < delta) or heavy edges.
   template <class W>
   void relax_edges(lid_t v, bool light) {
+    const double d = dist_[v];
+    const vid_t parent = g_.first_owned() + v;
+    if (light && heavy_) {
+      for (eid_t e = light_offsets_[v]; e < light_offsets_[v + 1]; ++e)
+        relax(v, parent, light_targets_[e], d + light_weights_[e]);
+      return;
+    }
     const std::vector<eid_t>& offsets = g_.offsets();
     const std::vector<lid_t>& targets = g_.targets();
     const std::vector<W>& weights = g_.weight_column<W>();
-    const double d = dist_[v];
     for (eid_t e = offsets[v]; e < offsets[v + 1]; ++e) {
       const double w = weights[e];
-      if ((w < delta_) != light) continue;
-      ++relaxations_;
-      const double nd = d + w;
-      const lid_t t = targets[e];
-      if (t < owned_) {
-        improve(t, nd, g_.first_owned() + v);
-      } else if (nd < sent_[t - owned_]) {
-        sent_[t - owned_] = nd;
-        sent_parent_local_[t - owned_] = v;
-        if (!pending_flag_[t - owned_]) {
-          pending_flag_[t - owned_] = 1;
-          pending_.push_back(t - owned_);
-        }
+      if (!light && w < delta_) continue;
+      relax(v, parent, targets[e], d + w);
+    }
+  }
+
+  void relax(lid_t v, vid_t parent, lid_t t, double nd) {
+    ++relaxations_;
+    if (t < owned_) {
+      improve(t, nd, parent);
+    } else if (nd < sent_[t - owned_]) {
+      sent_[t - owned_] = nd;
+      sent_parent_local_[t - owned_] = v;
+      if (!pending_flag_[t - owned_]) {
+        pending_flag_[t - owned_] = 1;
+        pending_.push_back(t - owned_);
       }
     }
   }
@@ -309,6 +343,10 @@ class Sssp::Impl {
   Buckets buckets_;  // owned vertices, with dead entries
   std::vector<lid_t> work_, settled_;
   std::vector<std::uint8_t> in_settled_;
+  bool heavy_ = false;                // some edge, on some rank, is heavy (w >= delta)
+  std::vector<eid_t> light_offsets_;  // when heavy_: the light edges per owned vertex
+  std::vector<lid_t> light_targets_;
+  std::vector<double> light_weights_;       // exact for float weights too
   std::vector<double> sent_;                // per ghost: best distance sent this search
   std::vector<lid_t> sent_parent_local_;    // per ghost: its parent, a local id here
   std::vector<std::uint8_t> pending_flag_;  // per ghost: improved since the last push
