@@ -6,10 +6,12 @@
 //   in buckets of width delta; the lowest non-empty bucket (over all ranks)
 //   is emptied in light rounds, each relaxing the light edges (w < delta) of
 //   the vertices that entered it, until no rank has any left; then its
-//   vertices relax their heavy edges once. Within a round a rank empties its
-//   own part of the bucket before it communicates (bucket fusion: Z. Zhang et
-//   al., "Optimizing ordered graph algorithms with GraphIt", CGO 2020, as in
-//   the GAP Benchmark Suite's sssp), so local chains cost no round.
+//   vertices relax their heavy edges once (a copy of the light edges, made
+//   at setup, spares the light rounds a scan of whole rows). Within a round
+//   a rank empties its own part of the bucket before it communicates (bucket
+//   fusion: Z. Zhang et al., "Optimizing ordered graph algorithms with
+//   GraphIt", CGO 2020, as in the GAP Benchmark Suite's sssp), so local
+//   chains cost no round.
 // - bellman-ford: synchronous rounds; each vertex improved in the last round
 //   relaxes all its edges (delta-stepping with one bucket and no fusion).
 //
