@@ -40,7 +40,8 @@ class RmaExchange final : public RoundExchange {
     remote_offset_ = std::move(remote);
 
     window_ = Window(comm, region_begin_[k] * sizeof(Message), static_cast<int>(sizeof(Message)),
-                     {{"same_disp_unit", "true"}, {"accumulate_ops", "same_op_no_op"}});
+                     {{"same_disp_unit", "true"}, {"accumulate_ops", "same_op_no_op"}},
+                     neighborhood_.ranks);
   }
 
   const char* name() const override { return "rma"; }
@@ -65,7 +66,7 @@ class RmaExchange final : public RoundExchange {
         at += piece.size();
       });
     }
-    MPI_Win_flush_all(window_.get());
+    window_.flush_all();
     neighbor_alltoall(nonnull(out_counts_), 1, MPI_UINT64_T, nonnull(in_counts_), 1, MPI_UINT64_T,
                       topology_.get());
     MPI_Win_sync(window_.get());  // make the neighbours' puts visible to my loads

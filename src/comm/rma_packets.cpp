@@ -10,7 +10,10 @@
 // - hash: one MPI_Put of header and messages, with no ordering point: the
 //   receiver takes the packet once the CRC-32 in its header matches.
 // The receiver reads after MPI_Win_sync.
+#include <atomic>
+
 #include "comm/one_sided_packets.hpp"
+#include "core/flavour.hpp"
 #include "core/window.hpp"
 
 namespace gc {
@@ -32,7 +35,8 @@ class PacketWindow {
         bytes_(kCountersBytes + 2 * ring_bytes),
         window_(comm, bytes_, 1,
                 {{"accumulate_ordering", "none"},  // every ordering point is a flush
-                 {"same_disp_unit", "true"}}) {
+                 {"same_disp_unit", "true"}},
+                neighbours_) {
     std::memset(window_.base(), 0, bytes_);
     MPI_Win_sync(window_.get());
     comm.barrier();  // nobody writes before every rank zeroed its window
@@ -45,8 +49,17 @@ class PacketWindow {
     return static_cast<std::byte*>(window_.base()) + kCountersBytes + parity * ring_bytes_;
   }
 
-  // This rank's reservation counter of `parity`, read atomically through MPI.
-  std::uint64_t reserved_bytes(int parity) const { return fetch(rank_, reserved(parity)); }
+  // This rank's reservation counter of `parity`, read atomically: through MPI,
+  // or where the library's RMA writes this memory in this process, by a load.
+  std::uint64_t reserved_bytes(int parity) const {
+    if constexpr (flavour::own_window_reads_need_mpi) {
+      return fetch(rank_, reserved(parity));
+    } else {
+      MPI_Win_sync(window_.get());
+      auto* counter = static_cast<std::uint64_t*>(window_.base()) + reserved(parity) / 8;
+      return std::atomic_ref<std::uint64_t>(*counter).load(std::memory_order_acquire);
+    }
+  }
   std::uint64_t consumed_by(int index, int parity) const {
     return fetch(rank_of(index), consumed(parity));
   }
@@ -80,7 +93,7 @@ class PacketWindow {
                    remote_displacement(packet.index, parity, position), 1, MPI_UINT64_T,
                    MPI_REPLACE, window_.get());
   }
-  void complete_writes() const { MPI_Win_flush_all(window_.get()); }
+  void complete_writes() const { window_.flush_all(); }
   void sync_incoming() const { MPI_Win_sync(window_.get()); }
 
  private:
@@ -100,7 +113,7 @@ class PacketWindow {
     if (batch.size() == 1)
       MPI_Win_flush(rank_of(batch[0].index), window_.get());
     else
-      MPI_Win_flush_all(window_.get());
+      window_.flush_all();
   }
   std::uint64_t fetch(int rank, MPI_Aint at) const {
     std::uint64_t ignored = 0, value = 0;

@@ -71,6 +71,24 @@ inline constexpr bool library_exscan_is_logarithmic = !simulated;
 // itself a loop of probes).
 inline constexpr bool waiting_ranks_poll = !simulated;
 
+// An RMA operation costs the library the same however many ranks hold a lock
+// on the target window. SMPI 3.32 records each lock in the target window's
+// list of lockers and every Put, Get, Accumulate and Fetch_and_op searches
+// that list (CHECK_WIN_LOCKED in smpi_win.cpp), so after MPI_Win_lock_all each
+// operation walks a list of every rank; its MPI_Win_flush_all visits every
+// rank's window, a step of the simulator each (measured: docs/simulation.md).
+// core/window.hpp locks and flushes only the ranks a window is used with there.
+inline constexpr bool library_rma_ignores_lockers = !simulated;
+
+// A rank reads the counters in its own window with MPI_Fetch_and_op, which the
+// standard makes safe against other ranks' concurrent atomic updates and which
+// costs the library a local atomic. SMPI 3.32's costs a search of the window's
+// lockers, simulated mutexes and a flush, and a waiting rank polls its counter
+// about a hundred times per packet it receives (measured: docs/simulation.md).
+// SMPI's RMA operations write window memory within the simulator's process,
+// so comm/rma_packets.cpp reads its own counter with an atomic load there.
+inline constexpr bool own_window_reads_need_mpi = !simulated;
+
 // Why the library's neighborhood collectives are replaced ("" when they are not).
 inline constexpr std::string_view neighborhood_collectives_missing =
     simulated ? "SimGrid SMPI has no distributed-graph topologies" : "";
