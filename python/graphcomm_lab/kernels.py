@@ -40,8 +40,9 @@ KERNELS = {
     k.name: k
     for k in (
         Kernel("graph-stats", ("graph", "stats"), "--graph", None),
-        # graphcomm advise: the cost model's ranking (no model axis: it ranks them all).
-        Kernel("advise", ("advise",), "--graph", None),
+        # graphcomm advise: the cost model's ranking (no model axis: it ranks them all);
+        # topology:T is `--topology T` (advise --kernel nbr).
+        Kernel("advise", ("advise",), "--graph", None, input_forms=(("topology:", "--topology"),)),
         Kernel("match", ("match",), "--graph", "--model", "exchange_models", "nsr", True,
                comm_matrix=True),
         # graph500:SCALE is `--scale SCALE`: the specification's graph, whose

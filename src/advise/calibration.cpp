@@ -61,6 +61,7 @@ Calibration parse(const std::string& path, const std::string& text) {
                        doc.at("schema_version").dump(), kFileSchema));
     c.name = doc.at("name").get<std::string>();
     for (const auto& s : doc.at("samples")) c.samples.push_back(sample_from_json(s));
+    if (doc.contains("network")) c.network = doc.at("network").get<std::vector<NetworkSample>>();
   } catch (const nlohmann::json::exception& e) {
     fail(fmt::format("{}: not a graphcomm calibration file ({})", path, e.what()));
   }
@@ -156,18 +157,26 @@ Calibration load_calibration(const Comm& comm, const std::string& path) {
 }
 
 void add_samples(const Comm& comm, const std::string& path, const std::string& name,
-                 const std::vector<Sample>& samples) {
+                 const std::vector<Sample>& samples, const std::vector<NetworkSample>& network) {
   bool exists = false;
   const std::string text = read_on_root(comm, path, exists);
-  Calibration c{name, {}};
+  Calibration c{name, {}, {}};
   if (exists) collectively(comm.get(), [&] { c = parse(path, text); });
   std::erase_if(c.samples, [&](const Sample& old) {
     return std::any_of(samples.begin(), samples.end(),
                        [&](const Sample& s) { return same_run(old, s); });
   });
   c.samples.insert(c.samples.end(), samples.begin(), samples.end());
-  nlohmann::json doc = {
-      {"schema_version", kFileSchema}, {"name", c.name}, {"samples", nlohmann::json::array()}};
+  std::erase_if(c.network, [&](const NetworkSample& old) {
+    return std::any_of(network.begin(), network.end(), [&](const NetworkSample& s) {
+      return s.ranks == old.ranks && s.degree == old.degree && s.block == old.block;
+    });
+  });
+  c.network.insert(c.network.end(), network.begin(), network.end());
+  nlohmann::json doc = {{"schema_version", kFileSchema},
+                        {"name", c.name},
+                        {"samples", nlohmann::json::array()},
+                        {"network", c.network}};
   for (const Sample& s : c.samples) doc["samples"].push_back(to_json(s));
   if (comm.rank() == 0) {
     std::error_code ignored;

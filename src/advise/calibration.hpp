@@ -14,6 +14,7 @@
 
 #include "advise/cost_model.hpp"
 #include "advise/features.hpp"
+#include "advise/nbr_advice.hpp"
 #include "core/mpi.hpp"
 
 namespace gc::advise {
@@ -29,6 +30,7 @@ struct Sample {
 struct Calibration {
   std::string name;  // the machine or platform it describes
   std::vector<Sample> samples;
+  std::vector<NetworkSample> network;  // the neighbour collectives' (advise/nbr_advice.hpp)
 };
 
 // The file used when --calibration is not given: $GRAPHCOMM_CALIBRATION, else
@@ -42,9 +44,11 @@ std::string default_calibration_name(const std::string& platform);
 Calibration load_calibration(const Comm& comm, const std::string& path);
 // Collective: read the file if it exists (else start `name`), replace the
 // samples of the same kernel, configuration, input and rank count with
-// `samples`, write it back atomically.
+// `samples` (and the network samples of the same ranks, degree and block
+// with `network`), write it back atomically.
 void add_samples(const Comm& comm, const std::string& path, const std::string& name,
-                 const std::vector<Sample>& samples);
+                 const std::vector<Sample>& samples,
+                 const std::vector<NetworkSample>& network = {});
 
 struct CalibrationOptions {
   std::vector<std::string> kernels = {"match", "bfs", "spmm"};

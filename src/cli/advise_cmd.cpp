@@ -10,8 +10,10 @@
 #include "advise/advice.hpp"
 #include "advise/calibration.hpp"
 #include "advise/layouts.hpp"
+#include "advise/nbr_advice.hpp"
 #include "cli/commands.hpp"
 #include "cli/harness.hpp"
+#include "cli/nbr_topology.hpp"
 #include "core/error.hpp"
 #include "core/output.hpp"
 #include "core/table.hpp"
@@ -28,7 +30,69 @@ struct AdviseOptions {
   std::vector<std::string> calibration_inputs;
   int repeats = 3;
   bool given_only = false;
+  // --kernel nbr
+  std::string topology, collective = "allgather", sizes = "4,64,1024,4096", mode = "agnostic";
+  int theta = 0, ranks_per_node = 0;
 };
+
+// --kernel nbr: combine or not, and k, for a topology at this rank count.
+void run_advise_nbr(const Comm& comm, const Invocation& inv, const AdviseOptions& o,
+                    const std::string& path) {
+  if (o.ranks > 0 && o.ranks != comm.size())
+    fail_everywhere(fmt::format(
+        "--ranks {}: the neighbour collectives' plans are built by the ranks themselves: run "
+        "advise --kernel nbr on {} ranks (scripts/simulate -np {} for more than this machine has)",
+        o.ranks, o.ranks, o.ranks));
+  if (!o.graph.spec.empty())
+    fail_everywhere("--kernel nbr advises for a --topology, not a --graph");
+  advise::NbrQuery q;
+  q.collective = o.collective;
+  q.blocks = block_sizes(o.sizes);
+  q.plan.theta = o.theta;
+  q.plan.mode = nbr::parse_mode(o.mode);
+  q.plan.ranks_per_node = o.ranks_per_node;
+  std::vector<int> sources, destinations;
+  if (!o.topology.empty())  // before measuring: a bad --topology fails at once
+    topology_lists(comm, o.topology, o.graph, o.graph.seed, sources, destinations);
+  if (o.calibrate) {
+    const std::vector<advise::NetworkSample> samples = advise::measure_network(comm, o.repeats);
+    advise::add_samples(comm, path, advise::default_calibration_name(o.platform), {}, samples);
+    if (comm.rank() == 0)
+      std::printf("calibration: %zu neighbour collective calls at %d ranks added to %s\n\n",
+                  samples.size(), comm.size(), path.c_str());
+  }
+  const advise::Calibration c = advise::load_calibration(comm, path);
+  const advise::NetworkCosts costs = advise::fit_network(c.network, comm.size());
+  if (o.topology.empty()) {
+    if (comm.rank() == 0) std::fputs(advise::format_nbr_advice({}, costs).c_str(), stdout);
+    return;
+  }
+  const std::vector<advise::NbrAdvice> advice =
+      advise::advise_nbr(comm, sources, destinations, q, costs);
+  if (comm.rank() == 0) {
+    std::printf("advise nbr %s on %s, %d ranks, %s:\n", o.collective.c_str(), o.topology.c_str(),
+                comm.size(), o.mode.c_str());
+    std::fputs(advise::format_nbr_advice(advice, costs).c_str(), stdout);
+  }
+  write_results(comm, inv, "advise", o.json, [&] {
+    nlohmann::json sizes = nlohmann::json::array();
+    for (const advise::NbrAdvice& a : advice) sizes.push_back(advise::to_json(a));
+    return nlohmann::json{{"kernel", "nbr"},
+                          {"topology", o.topology},
+                          {"collective", o.collective},
+                          {"mode", o.mode},
+                          {"calibration_file", path},
+                          {"network_costs",
+                           {{"per_message_seconds", costs.per_message},
+                            {"per_byte_seconds", costs.per_byte},
+                            {"per_node_byte_seconds", costs.per_node_byte},
+                            {"per_hop_seconds", costs.per_hop},
+                            {"samples", costs.samples},
+                            {"ranks", costs.ranks},
+                            {"loo_median_error", costs.median_error}}},
+                          {"sizes", sizes}};
+  });
+}
 
 // Per configuration, what the fit is made of: samples and leave-one-out error.
 void print_fit(const Comm& comm, const advise::Calibration& c, const std::string& kernel,
@@ -57,6 +121,11 @@ void print_fit(const Comm& comm, const advise::Calibration& c, const std::string
 void run_advise(const Comm& comm, const Invocation& inv, const AdviseOptions& o) {
   const std::string path =
       o.calibration.empty() ? advise::default_calibration_path(o.platform) : o.calibration;
+  if (o.kernel == "nbr") {
+    run_advise_nbr(comm, inv, o, path);
+    return;
+  }
+  if (!o.topology.empty()) fail_everywhere("--topology: for --kernel nbr only");
   const std::vector<std::string> kernels = o.kernel == "all"
                                                ? std::vector<std::string>{"match", "bfs", "spmm"}
                                                : std::vector<std::string>{o.kernel};
@@ -140,9 +209,27 @@ void add_advise_command(CLI::App& app, Runner& run) {
   cmd->fallthrough();
   add_graph_options(*cmd, o.graph);
   cmd->get_option("--graph")->required(false);
-  cmd->add_option("--kernel", o.kernel, "Kernel to advise for: match, bfs, spmm or all")
-      ->check(CLI::IsMember({"match", "bfs", "spmm", "all"}))
+  cmd->add_option("--kernel", o.kernel,
+                  "Kernel to advise for: match, bfs, spmm or all (of these three); or nbr, the "
+                  "neighbour collectives on a --topology: combine or not, and k")
+      ->check(CLI::IsMember({"match", "bfs", "spmm", "all", "nbr"}))
       ->capture_default_str();
+  cmd->add_option("--topology", o.topology,
+                  "nbr: moore:D:R, random:DELTA, file:PATH or graph:SPEC (as nbr bench)");
+  cmd->add_option("--collective", o.collective, "nbr: allgather or alltoall")
+      ->check(CLI::IsMember({"allgather", "alltoall"}))
+      ->capture_default_str();
+  cmd->add_option("--sizes", o.sizes, "nbr: bytes per block, comma-separated")
+      ->capture_default_str();
+  cmd->add_option("--mode", o.mode, "nbr: agnostic, or aware (friends on the same node only)")
+      ->check(CLI::IsMember({"agnostic", "aware"}))
+      ->capture_default_str();
+  cmd->add_option("--theta", o.theta,
+                  "nbr: least common outgoing neighbours of a group (default k+1)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--ranks-per-node", o.ranks_per_node,
+                  "nbr, aware: emulate nodes of N ranks (default: the real nodes)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--ranks,--np", o.ranks,
                   "Rank count to advise for (default: the ranks running advise); the graph is "
                   "cut into that many parts, however few ranks compute it")

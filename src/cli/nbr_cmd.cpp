@@ -2,13 +2,13 @@
 // the MPI library's own, per message size, on a chosen process topology.
 #include <algorithm>
 #include <cstring>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "cli/commands.hpp"
 #include "cli/harness.hpp"
+#include "cli/nbr_topology.hpp"
 #include "core/mpi_file.hpp"
 #include "core/output.hpp"
 #include "core/table.hpp"
@@ -31,26 +31,6 @@ struct NbrOptions {
   GraphOptions graph;  // --distribution, --reorder, --partition of graph: topologies
 };
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string part; std::getline(in, part, sep);) out.push_back(part);
-  return out;
-}
-
-double number(const std::string& text, const std::string& what) {
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size())
-    fail_everywhere(fmt::format("{}: '{}' is not a number", what, text));
-  return v;
-}
-
 // --save-topology: the topology as a file:PATH topology ("r: n1 n2 ..."), so
 // that other programs (bench/nbr.py's MPI Advance driver) run the same one.
 void save_topology(const Comm& comm, const std::string& path, const std::vector<int>& mine) {
@@ -71,45 +51,6 @@ void save_topology(const Comm& comm, const std::string& path, const std::vector<
   });
 }
 
-// This rank's neighbour lists for --topology.
-void topology_lists(const Comm& comm, const NbrOptions& o, std::vector<int>& sources,
-                    std::vector<int>& destinations) {
-  const std::string& t = o.topology;
-  const auto colon = t.find(':');
-  const std::string kind = t.substr(0, colon),
-                    rest = colon == std::string::npos ? "" : t.substr(colon + 1);
-  if (kind != "graph" && (o.graph.distribution != "block" || o.graph.reorder != "none" ||
-                          o.graph.partition != "none")) {
-    fail_everywhere(fmt::format(
-        "--topology {}: --distribution, --reorder and --partition apply to graph: topologies", t));
-  }
-  if (kind == "moore") {
-    const auto parts = split(rest, ':');
-    if (parts.size() != 2) fail_everywhere(fmt::format("--topology {}: expected moore:D:R", t));
-    const double d = number(parts[0], "moore D"), r = number(parts[1], "moore R");
-    if (d != static_cast<int>(d) || r != static_cast<int>(r) || d < 1 || d > 6 || r < 1 || r > 8)
-      fail_everywhere(fmt::format("--topology {}: D must be 1 to 6 and R 1 to 8", t));
-    nbr::moore_lists(comm.size(), static_cast<int>(d), static_cast<int>(r), comm.rank(), sources,
-                     destinations);
-  } else if (kind == "random") {
-    nbr::random_lists(comm.size(), number(rest, "random density"), o.seed, comm.rank(), sources,
-                      destinations);
-  } else if (kind == "file") {
-    nbr::local_lists(nbr::file_topology(comm.get(), rest), comm.rank(), sources, destinations);
-  } else if (kind == "graph") {
-    // The process graph of a distributed graph: the ranks sharing cut edges.
-    GraphOptions go = o.graph;
-    go.seed = o.seed;
-    LoadOptions lo = go.load_options();
-    lo.edge_weights = EdgeWeights::none;  // only the process graph is used
-    const LoadedGraph loaded = load_graph(comm, rest, lo);
-    sources = destinations = loaded.graph.ghost_relation().ranks;
-  } else {
-    fail_everywhere(
-        fmt::format("--topology {}: expected moore:D:R, random:DELTA, file:PATH or graph:SPEC", t));
-  }
-}
-
 // Seconds per call of the library's collective (ours null) or ours.
 double time_calls(const Comm& comm, nbr::Caller& caller, nbr::Collectives* ours, bool nonblocking,
                   int iters) {
@@ -123,15 +64,9 @@ void run_nbr_bench(const Comm& comm, const Invocation& inv, const NbrOptions& o)
   po.theta = o.theta;
   po.mode = nbr::parse_mode(o.mode);
   po.ranks_per_node = o.ranks_per_node;
-  std::vector<std::uint64_t> sizes;
-  for (const std::string& s : split(o.sizes, ',')) {
-    const double v = number(s, "--sizes");
-    if (v < 1 || v > (1 << 24) || v != static_cast<std::uint64_t>(v))
-      fail_everywhere(fmt::format("--sizes: {} is not a size in bytes from 1 to 16 MiB", s));
-    sizes.push_back(static_cast<std::uint64_t>(v));
-  }
+  const std::vector<std::uint64_t> sizes = block_sizes(o.sizes);
   std::vector<int> sources, destinations;
-  topology_lists(comm, o, sources, destinations);
+  topology_lists(comm, o.topology, o.graph, o.seed, sources, destinations);
   if (!o.save_topology.empty()) save_topology(comm, o.save_topology, destinations);
   const Comm graph = Comm::adopt(nbr::make_dist_graph(comm.get(), sources, destinations));
   Progress::say(comm, "building the plan");

@@ -87,6 +87,8 @@ void Collectives::begin(Request& r, bool shared_send, bool uniform, FriendSizes*
   r.me_ = comm_.rank();
   r.shared_send_ = shared_send;
   r.seq_ = calls_++;
+  last_call_ = CallCounts{};
+  r.tally_ = &last_call_;
 }
 
 void Collectives::prepare_allgather(Request& r, const void* sendbuf, int sendcount,
@@ -277,6 +279,7 @@ Request& Request::operator=(Request&& other) noexcept {
     uniform_ = other.uniform_;
     sizes_ = other.sizes_;
     seq_ = other.seq_;
+    tally_ = other.tally_;
     send_ = std::move(other.send_);
     recv_ = std::move(other.recv_);
     receives_ = std::move(other.receives_);
@@ -309,8 +312,15 @@ const Request::Block& Request::block(int position) const {
 }
 
 void Request::isend(const char* data, std::uint64_t bytes, int to, int tag) {
+  ++tally_->messages_sent;
+  tally_->bytes_sent += bytes;
   sends_.emplace_back();
   MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, to, tag, comm_, &sends_.back());
+}
+
+void Request::received(std::uint64_t bytes) {
+  ++tally_->messages_received;
+  tally_->bytes_received += bytes;
 }
 
 // Everything that needs no friend's data: every receive, to each friend the
@@ -321,6 +331,7 @@ void Request::start() {
   const Topology& t = plan.topology;
   for (int i : plan.direct_sources) {
     const Slot& s = recv_[static_cast<size_t>(i)];
+    received(s.bytes);
     receives_.emplace_back();
     MPI_Irecv(s.data, static_cast<int>(s.bytes), MPI_BYTE, t.sources[static_cast<size_t>(i)],
               kTagDirect, comm_, &receives_.back());
@@ -330,6 +341,7 @@ void Request::start() {
     std::uint64_t bytes = 0;
     for (int pos : c.positions) bytes += recv_[static_cast<size_t>(pos)].bytes;
     std::vector<char>& staging = staging_.take(bytes);
+    received(bytes);
     receives_.emplace_back();
     MPI_Irecv(staging.data(), static_cast<int>(bytes), MPI_BYTE, c.via, combined_tag(c.step, seq_),
               comm_, &receives_.back());
@@ -351,6 +363,7 @@ void Request::start() {
         else
           for (std::uint64_t b : sizes_->of[friend_index++]) bytes += b;
         std::vector<char>& in = friend_in_.take(bytes);
+        received(bytes);
         friend_receives_.emplace_back();
         MPI_Irecv(in.data(), static_cast<int>(in.size()), MPI_BYTE, role.members[i], tag, comm_,
                   &friend_receives_.back());
@@ -427,6 +440,7 @@ void Request::wait() {
       int bytes = 0;
       MPI_Get_count(&status, MPI_BYTE, &bytes);
       std::vector<char>& from = outbox_.take(static_cast<std::uint64_t>(bytes));
+      received(static_cast<std::uint64_t>(bytes));
       MPI_Recv(from.data(), bytes, MPI_BYTE, role.members[i], friend_tag(role.step, seq_), comm_,
                MPI_STATUS_IGNORE);
       std::uint64_t count = 0;

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/mpi.hpp"
+#include "nbr/call_counts.hpp"
 #include "nbr/plan.hpp"
 
 namespace gc::nbr {
@@ -94,8 +95,10 @@ class Request {
   std::vector<std::vector<Block>> blocks_of_;  // wait(): per member of a group
   void reset();                                // inactive, empty, capacity kept
   const Block& block(int position) const;
+  CallCounts* tally_ = nullptr;  // what this call sent and received (the plan's calls)
   void start();
   void isend(const char* data, std::uint64_t bytes, int to, int tag);
+  void received(std::uint64_t bytes);
 };
 
 // A persistent collective (MPI-4 style): the arguments bound once by an
@@ -126,6 +129,9 @@ class Collectives {
   // once, where some rank lists a neighbour twice).
   bool library_serves() const { return !plan_.combines_anywhere && library_in_order_; }
   bool library_in_order() const { return library_in_order_; }
+  // The messages and bytes the last call by the plan sent and received (not
+  // the library's calls): what nbr/call_counts.hpp counts without calling.
+  const CallCounts& last_call() const { return last_call_; }
 
   void allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                  int recvcount, MPI_Datatype recvtype);
@@ -185,6 +191,7 @@ class Collectives {
   bool library_in_order_ = true;
   std::uint64_t calls_ = 0;  // the same on every rank: collectives are called in order
   Request scratch_;          // the blocking calls'
+  CallCounts last_call_;
 };
 
 }  // namespace gc::nbr

@@ -103,24 +103,6 @@ std::vector<std::vector<int>> exchange_lists(MPI_Comm comm, int tag, const std::
   return received;
 }
 
-std::vector<int> node_of_every_rank(MPI_Comm comm, int ranks_per_node) {
-  int p = 0, me = 0;
-  MPI_Comm_size(comm, &p);
-  MPI_Comm_rank(comm, &me);
-  std::vector<int> node(static_cast<size_t>(p));
-  if (ranks_per_node > 0) {
-    for (int r = 0; r < p; ++r) node[static_cast<size_t>(r)] = r / ranks_per_node;
-    return node;
-  }
-  MPI_Comm shared_handle = MPI_COMM_NULL;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &shared_handle);
-  const Comm shared = Comm::adopt(shared_handle);
-  int leader = me;  // the lowest rank of the node names it
-  MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, shared.get());
-  MPI_Allgather(&leader, 1, MPI_INT, node.data(), 1, MPI_INT, comm);
-  return node;
-}
-
 // One step's hypergraph matching. Returns the matched hyperedge, or an empty
 // one. A rank's choices depend only on the records of the members of its own
 // hyperedges. So the first round goes to every candidate and says who is
@@ -218,6 +200,24 @@ Hyperedge match_hyperedges(MPI_Comm comm, const std::vector<int>& candidates,
 }
 
 }  // namespace
+
+std::vector<int> node_of_every_rank(MPI_Comm comm, int ranks_per_node) {
+  int p = 0, me = 0;
+  MPI_Comm_size(comm, &p);
+  MPI_Comm_rank(comm, &me);
+  std::vector<int> node(static_cast<size_t>(p));
+  if (ranks_per_node > 0) {
+    for (int r = 0; r < p; ++r) node[static_cast<size_t>(r)] = r / ranks_per_node;
+    return node;
+  }
+  MPI_Comm shared_handle = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &shared_handle);
+  const Comm shared = Comm::adopt(shared_handle);
+  int leader = me;  // the lowest rank of the node names it
+  MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, shared.get());
+  MPI_Allgather(&leader, 1, MPI_INT, node.data(), 1, MPI_INT, comm);
+  return node;
+}
 
 Mode parse_mode(const std::string& name) {
   if (name == "agnostic") return Mode::agnostic;

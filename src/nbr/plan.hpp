@@ -95,6 +95,11 @@ struct Plan {
 // Collective over `comm` (a distributed-graph communicator).
 Plan build_plan(MPI_Comm comm, const PlanOptions& options);
 
+// Collective: per rank of `comm`, its node, named by its lowest rank: the
+// shared-memory node MPI reports, or with `ranks_per_node` > 0 emulated
+// nodes of that many consecutive ranks.
+std::vector<int> node_of_every_rank(MPI_Comm comm, int ranks_per_node);
+
 Mode parse_mode(const std::string& name);
 
 }  // namespace gc::nbr

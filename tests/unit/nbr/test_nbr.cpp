@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "core/rng.hpp"
+#include "nbr/call_counts.hpp"
 #include "nbr/collectives.hpp"
 #include "nbr/topologies.hpp"
 
@@ -433,6 +434,57 @@ TEST(Nbr, DenseTopologiesCombine) {
     EXPECT_GT(ours.plan().figures.steps, 0);
   }
   MPI_Comm_free(&comm);
+}
+
+// nbr/call_counts.hpp counts from the plan what a call sends and receives;
+// the call itself tallies what it did. They agree, per rank, on every
+// topology and group size, for allgather and alltoall at two block sizes;
+// without groups the counts are the direct schedule's.
+TEST(Nbr, CallCountsAreWhatACallDoes) {
+  const int p = world().size(), me = world().rank();
+  std::vector<int> node_of(static_cast<size_t>(p));  // "nodes": the even ranks, the odd
+  for (int r = 0; r < p; ++r) node_of[static_cast<size_t>(r)] = r % 2;
+  for (const auto& [edges, what] :
+       {std::pair{nbr::random_topology(p, 0.9, 5), "random:0.9"},
+        std::pair{nbr::moore_topology(p, 2, 2), "moore:2:2"}, std::pair{messy(p, 3), "messy"}})
+    for (int k : {2, 3, 4}) {
+      MPI_Comm comm = make_comm(edges);
+      nbr::PlanOptions o;
+      o.k = k;
+      nbr::Collectives ours(comm, o);
+      const nbr::Topology& t = ours.plan().topology;
+      for (std::uint64_t block : {4, 1000}) {
+        const int n = static_cast<int>(block / sizeof(int));
+        std::vector<int> send(t.destinations.size() * static_cast<size_t>(n), me),
+            recv(t.sources.size() * static_cast<size_t>(n));
+        for (const std::string collective : {"allgather", "alltoall"}) {
+          const std::string where = fmt::format("{} k={} {} {} B", what, k, collective, block);
+          if (collective == "allgather")
+            ours.allgather(send.data(), n, MPI_INT, recv.data(), n, MPI_INT);
+          else
+            ours.alltoall(send.data(), n, MPI_INT, recv.data(), n, MPI_INT);
+          const nbr::CallCounts counted =
+              nbr::plan_counts(ours.plan(), me, collective, block, node_of);
+          EXPECT_LE(counted.bytes_sent_off_node, counted.bytes_sent) << where;
+          if (!ours.plan().combines_anywhere) {
+            const nbr::CallCounts direct = nbr::direct_counts(t, block, me, node_of);
+            std::uint64_t off = 0;  // every destination of another parity
+            for (int d : t.destinations) off += d % 2 != me % 2 ? block : 0;
+            EXPECT_EQ(direct.bytes_sent_off_node, off) << where;
+            EXPECT_EQ(counted.messages_sent, direct.messages_sent) << where;
+            EXPECT_EQ(counted.bytes_received, direct.bytes_received) << where;
+            EXPECT_EQ(counted.hops, 1) << where;
+            continue;
+          }
+          const nbr::CallCounts& done = ours.last_call();
+          EXPECT_EQ(counted.messages_sent, done.messages_sent) << where;
+          EXPECT_EQ(counted.messages_received, done.messages_received) << where;
+          EXPECT_EQ(counted.bytes_sent, done.bytes_sent) << where;
+          EXPECT_EQ(counted.bytes_received, done.bytes_received) << where;
+        }
+      }
+      MPI_Comm_free(&comm);
+    }
 }
 
 // The neighborhood collectives graphcomm calls (core/neighborhood.hpp), all

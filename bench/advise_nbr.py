@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Judges `graphcomm advise --kernel nbr` (issue #30, item 1: for the
+collectives, whether to combine and with which k): per topology and block
+size, the configuration advise ranks first (direct, or the plan of k = 2, 3,
+4 or auto) against every configuration's measured time.
+
+Per topology: `advise --kernel nbr` (its ranking and predicted times per
+size), then `nbr bench --k K` for K in 2, 3, 4 and auto (each times the
+library's call, "direct", and the plan's). A configuration's time is its
+median; direct's is the median over the four runs. Then per case (topology,
+size):
+
+  - chosen/best: the chosen configuration's measured time over the fastest's;
+  - hit: chosen/best <= 1.10 (the issue's target: in at least 90% of cases);
+  - never worse than the worst configuration;
+  - the model's error: median |predicted/measured - 1| over the configurations.
+
+By default on 64 simulated ranks of the `edr` platform (scripts/simulate,
+the SMPI build, --communication-only: simulated time is then deterministic,
+one repetition is enough): friend groups need many ranks, which this
+machine does not have. The calibration (`advise --calibrate --kernel nbr`
+on ring topologies, none of which is judged) is made first when its file is
+missing.
+
+    bench/advise_nbr.py [--ranks 64] [--platform edr | --real] [--topologies ...]
+                        [--sizes 4,64,1024,4096] [--calibration FILE]
+                        [--out bench/results/advise_nbr.json]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+import lab
+from lab import GCRUN, ROOT, config, median
+
+DEFAULT_TOPOLOGIES = ["moore:2:1", "moore:2:2", "moore:2:3", "moore:3:1", "random:0.05",
+                      "random:0.2", "random:0.5"]
+KS = ["2", "3", "4", "auto"]
+TARGET = 1.10
+
+
+def judge(advice, measured):
+    predicted = {c["configuration"]: c["predicted_seconds"] for c in advice["ranked"]}
+    # A plan that formed no group is not ranked: its calls are direct's.
+    common = sorted(set(predicted) & set(measured))
+    best = min(measured, key=measured.get)
+    worst = max(measured, key=measured.get)
+    chosen = advice["choice"]
+    errors = sorted(abs(predicted[c] / measured[c] - 1) for c in common)
+    return {"chosen": chosen, "best": best, "worst": worst,
+            "chosen_over_best": measured[chosen] / measured[best],
+            "worst_over_best": measured[worst] / measured[best],
+            "direct_over_best": measured["direct"] / measured[best],
+            "hit": measured[chosen] <= TARGET * measured[best],
+            "worse_than_worst": measured[chosen] > measured[worst],
+            "median_error": errors[len(errors) // 2],
+            "reason": advice["reason"],
+            "configurations": {c: {"predicted": predicted.get(c), "measured": measured[c]}
+                               for c in sorted(measured)}}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--ranks", type=int, default=64)
+    p.add_argument("--platform", default="edr")
+    p.add_argument("--real", action="store_true",
+                   help="run on this machine's ranks (scripts/gcrun, build/) instead")
+    p.add_argument("--topologies", nargs="+", default=DEFAULT_TOPOLOGIES)
+    p.add_argument("--sizes", default="4,64,1024,4096")
+    p.add_argument("--calibration")
+    p.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "advise_nbr.json"))
+    lab.add_store_option(p)
+    args = p.parse_args()
+    where = "real" if args.real else args.platform
+    calibration = args.calibration or os.path.join(ROOT, "results", "advise",
+                                                   f"calibration-nbr-{where}.json")
+    if args.real:
+        binary, launcher, iters, repeat = (os.path.join(ROOT, "build", "src", "graphcomm"),
+                                           None, 200, 5)
+        calibrate = [GCRUN, "-np", str(args.ranks), binary]
+    else:
+        binary = os.path.join(ROOT, "build-smpi", "src", "graphcomm")
+        launcher = [os.path.join(ROOT, "scripts", "simulate"), "--platform", args.platform,
+                    "--communication-only"]
+        iters, repeat = 1, 1
+        calibrate = [*launcher, "-np", str(args.ranks), binary]
+    if not os.path.exists(calibration):
+        os.makedirs(os.path.dirname(calibration), exist_ok=True)
+        print(f"calibrating into {calibration}", flush=True)
+        subprocess.run([*calibrate, "-q", "advise", "--kernel", "nbr", "--calibrate",
+                        "--calibration", calibration], check=True, stdout=subprocess.DEVNULL)
+    session = lab.Bench("advise_nbr", store=args.store, binary=binary, launcher=launcher)
+    cases = []
+    for topology in args.topologies:
+        configs = [config("advise", f"topology:{topology}", None, args.ranks,
+                          {"kernel": "nbr", "calibration": calibration, "sizes": args.sizes})]
+        configs += [config("nbr", topology, "allgather", args.ranks,
+                           {"k": k, "sizes": args.sizes, "iters": iters, "repeat": repeat})
+                    for k in KS]
+        docs = session.documents(0, configs)
+        advice = {a["bytes"]: a for a in docs[0]["sizes"]}
+        for i, size in enumerate(int(s) for s in args.sizes.split(",")):
+            measured = {"direct": median([median(d["sizes"][i]["default_seconds"])
+                                          for d in docs[1:]])}
+            for k, d in zip(KS, docs[1:]):
+                measured[f"k={k}"] = median(d["sizes"][i]["ours_seconds"])
+            case = judge(advice[size], measured)
+            case.update(topology=topology, bytes=size, ranks=args.ranks, where=where)
+            cases.append(case)
+            print(f"{topology:<12} {size:>5} B chose {case['chosen']:<7} "
+                  f"{case['chosen_over_best']:5.2f}x best ({case['best']}), direct "
+                  f"{case['direct_over_best']:5.2f}x, worst {case['worst_over_best']:5.2f}x, "
+                  f"model error {case['median_error']:.0%}", flush=True)
+    hits = sum(c["hit"] for c in cases)
+    worse = sum(c["worse_than_worst"] for c in cases)
+    summary = {"cases": len(cases), "hits": hits, "hit_rate": hits / len(cases),
+               "target_hit_rate": 0.9, "worse_than_worst": worse,
+               "median_model_error": median([c["median_error"] for c in cases])}
+    print(f"\nchosen within {TARGET - 1:.0%} of the best in {hits} of {len(cases)} cases "
+          f"({summary['hit_rate']:.0%}; target 90%); worse than the worst in {worse}; "
+          f"median model error {summary['median_model_error']:.0%}")
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    with open(args.out, "w") as f:
+        json.dump({"calibration": calibration, "where": where, "ranks": args.ranks,
+                   "summary": summary, "cases": cases}, f, indent=1)
+    session.close()
+
+
+if __name__ == "__main__":
+    sys.exit(lab.main(main))

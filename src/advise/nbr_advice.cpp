@@ -1,0 +1,230 @@
+#include "advise/nbr_advice.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "advise/cost_model.hpp"
+#include "core/error.hpp"
+#include "core/flavour.hpp"
+#include "core/output.hpp"
+#include "core/table.hpp"
+#include "nbr/bench_caller.hpp"
+#include "nbr/call_counts.hpp"
+#include "nbr/topologies.hpp"
+
+namespace gc::advise {
+
+namespace {
+
+// The network model's four counts in the cost model's first four slots
+// (advise/cost_model.hpp fits any counts; the fifth stays zero).
+std::array<double, kTerms> counts_of(double messages, double bytes, double node_bytes,
+                                     double hops) {
+  return {messages, bytes, node_bytes, hops, 0};
+}
+
+double predict_seconds(const NetworkCosts& c, const NbrConfiguration& n) {
+  return c.per_message * n.messages + c.per_byte * n.bytes + c.per_node_byte * n.node_bytes +
+         c.per_hop * n.hops;
+}
+
+// The bytes the busiest node sends to other nodes: each rank's, summed per node.
+double busiest_node(const Comm& comm, const std::vector<int>& node_of, std::uint64_t off_node) {
+  const std::vector<std::uint64_t> all = allgather(comm, off_node);
+  std::map<int, double> per_node;
+  for (std::size_t r = 0; r < all.size(); ++r) per_node[node_of[r]] += static_cast<double>(all[r]);
+  double most = 0;
+  for (const auto& [node, bytes] : per_node) most = std::max(most, bytes);
+  return most;
+}
+
+// The busiest rank's messages and bytes (each its own maximum), the busiest
+// node's bytes to other nodes and the longest path, over ranks.
+NbrConfiguration global(const Comm& comm, const std::vector<int>& node_of, const std::string& name,
+                        const nbr::CallCounts& c, std::uint64_t groups) {
+  NbrConfiguration g;
+  g.name = name;
+  g.node_bytes = busiest_node(comm, node_of, c.bytes_sent_off_node);
+  g.messages = static_cast<double>(
+      max_over_ranks(comm, static_cast<std::uint64_t>(c.messages_sent + c.messages_received)));
+  g.bytes = static_cast<double>(
+      max_over_ranks(comm, static_cast<std::uint64_t>(c.bytes_sent + c.bytes_received)));
+  g.hops = max_over_ranks(comm, c.hops);
+  g.groups = sum_over_ranks(comm, groups);
+  return g;
+}
+
+std::string us(double seconds) {
+  return fmt::format("{:.2f} us", seconds * 1e6);
+}
+
+}  // namespace
+
+NetworkCosts fit_network(const std::vector<NetworkSample>& samples, int ranks) {
+  const bool at_ranks = std::any_of(samples.begin(), samples.end(),
+                                    [&](const NetworkSample& s) { return s.ranks == ranks; });
+  std::vector<Observation> obs;
+  for (const NetworkSample& s : samples)
+    if (s.seconds > 0 && (!at_ranks || s.ranks == ranks))
+      obs.push_back({counts_of(s.messages, s.bytes, s.node_bytes, s.hops), s.seconds});
+  if (obs.empty())
+    fail_everywhere(
+        "no calibration for the neighbour collectives: run `graphcomm advise --calibrate "
+        "--kernel nbr` at the rank count to advise for");
+  const Coefficients k = fit(obs);
+  NetworkCosts c;
+  c.per_message = k.cost[0];
+  c.per_byte = k.cost[1];
+  c.per_node_byte = k.cost[2];
+  c.per_hop = k.cost[3];
+  c.samples = k.samples;
+  c.ranks = at_ranks ? ranks : 0;
+  c.median_error = k.median_error;
+  c.max_error = k.max_error;
+  return c;
+}
+
+std::vector<NetworkSample> measure_network(const Comm& comm, int repeats) {
+  const int p = comm.size(), me = comm.rank();
+  if (p < 2)
+    fail_everywhere("advise --calibrate --kernel nbr: needs 2 ranks or more (it times messages)");
+  // Simulated time is deterministic but for the computation charged: a few
+  // calls are enough there; a real machine needs more against its noise.
+  const int calls = flavour::simulated ? 2 : 50;
+  const std::vector<int> node_of = nbr::node_of_every_rank(comm.get(), 0);
+  std::vector<NetworkSample> out;
+  for (int degree : {1, 2, 4, 8, 16, 32}) {
+    if (degree > p - 1) break;
+    std::vector<int> sources, destinations;
+    for (int j = 1; j <= degree; ++j) {
+      destinations.push_back((me + j) % p);
+      sources.push_back((me - j + p) % p);
+    }
+    const Comm ring = Comm::adopt(nbr::make_dist_graph(comm.get(), sources, destinations));
+    for (std::uint64_t block : {8, 2048, 32768}) {
+      nbr::Caller caller(ring.get(), "allgather", block, me);
+      caller.call(nullptr, false);  // warm-up
+      std::vector<double> seconds;
+      for (int r = 0; r < repeats; ++r) {
+        PhaseTimer timer(comm);
+        for (int i = 0; i < calls; ++i) caller.call(nullptr, false);
+        seconds.push_back(timer.stop() / calls);
+      }
+      std::sort(seconds.begin(), seconds.end());
+      NetworkSample s;
+      s.ranks = p;
+      s.degree = degree;
+      s.block = block;
+      s.messages = 2.0 * degree;
+      s.bytes = 2.0 * degree * static_cast<double>(block);
+      s.node_bytes = busiest_node(
+          comm, node_of,
+          nbr::direct_counts({sources, destinations}, block, me, node_of).bytes_sent_off_node);
+      s.seconds = seconds[seconds.size() / 2];
+      out.push_back(s);
+      Progress::say(comm, "calibrating: allgather over {} neighbours, {} B: {:.3f} us", degree,
+                    block, s.seconds * 1e6);
+    }
+  }
+  return out;
+}
+
+std::vector<NbrAdvice> advise_nbr(const Comm& comm, const std::vector<int>& sources,
+                                  const std::vector<int>& destinations, const NbrQuery& query,
+                                  const NetworkCosts& costs) {
+  const Comm graph = Comm::adopt(nbr::make_dist_graph(comm.get(), sources, destinations));
+  const std::vector<int> node_of = nbr::node_of_every_rank(comm.get(), 0);  // the network's nodes
+  std::vector<std::pair<std::string, nbr::Plan>> plans;
+  for (int k : {2, 3, 4, 0}) {
+    Progress::say(comm, "the plan with k = {}", k == 0 ? std::string("auto") : std::to_string(k));
+    nbr::PlanOptions o = query.plan;
+    o.k = k;
+    plans.emplace_back(k == 0 ? "k=auto" : fmt::format("k={}", k), nbr::build_plan(graph.get(), o));
+  }
+  const nbr::Topology t{sources, destinations};
+  std::vector<NbrAdvice> out;
+  for (std::uint64_t block : query.blocks) {
+    NbrAdvice a;
+    a.block = block;
+    a.ranked.push_back(
+        global(comm, node_of, "direct", nbr::direct_counts(t, block, comm.rank(), node_of), 0));
+    for (const auto& [name, plan] : plans) {
+      NbrConfiguration c =
+          global(comm, node_of, name,
+                 nbr::plan_counts(plan, comm.rank(), query.collective, block, node_of),
+                 plan.figures.groups);
+      if (c.groups > 0) a.ranked.push_back(c);  // else its calls are the direct ones
+    }
+    for (NbrConfiguration& c : a.ranked) c.seconds = predict_seconds(costs, c);
+    std::stable_sort(
+        a.ranked.begin(), a.ranked.end(),
+        [](const NbrConfiguration& x, const NbrConfiguration& y) { return x.seconds < y.seconds; });
+    const NbrConfiguration& best = a.ranked.front();
+    const auto direct = std::find_if(a.ranked.begin(), a.ranked.end(),
+                                     [](const NbrConfiguration& c) { return c.name == "direct"; });
+    if (best.name == "direct") {
+      a.reason = a.ranked.size() > 1 ? fmt::format(
+                                           "do not combine: the messages saved do not pay for the "
+                                           "second hop and the blocks sent twice at {} B",
+                                           block)
+                                     : "do not combine: no friend group forms on this topology";
+    } else {
+      a.reason = fmt::format(
+          "combine, {}: the busiest rank {:.0f} -> {:.0f} messages, {:.0f} -> {:.0f} bytes, a "
+          "second hop; {} against {} direct",
+          best.name, direct->messages, best.messages, direct->bytes, best.bytes, us(best.seconds),
+          us(direct->seconds));
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+std::string format_nbr_advice(const std::vector<NbrAdvice>& advice, const NetworkCosts& costs) {
+  std::string out = fmt::format(
+      "network costs: {:.3g} us per message, {:.3g} ns per byte, {:.3g} ns per byte leaving "
+      "the busiest node, {:.3g} us per hop (fitted on {} calls{}; leave-one-out error median "
+      "{:.0f}%, max {:.0f}%)\n",
+      costs.per_message * 1e6, costs.per_byte * 1e9, costs.per_node_byte * 1e9, costs.per_hop * 1e6,
+      costs.samples,
+      costs.ranks > 0 ? fmt::format(" at {} ranks", costs.ranks)
+                      : std::string(" at other rank counts: extrapolated"),
+      100 * costs.median_error, 100 * costs.max_error);
+  const Table table({{"bytes", ">9"},
+                     {"configuration", "<10"},
+                     {"groups", ">7"},
+                     {"messages", ">9.0f"},
+                     {"bytes_max", ">11.0f"},
+                     {"node_bytes", ">11.0f"},
+                     {"hops", ">5.0f"},
+                     {"predicted_us", ">13.2f"}});
+  std::string rows = table.header();
+  for (const NbrAdvice& a : advice) {
+    for (const NbrConfiguration& c : a.ranked)
+      rows += table.row(a.block, c.name, c.groups, c.messages, c.bytes, c.node_bytes, c.hops,
+                        c.seconds * 1e6);
+    out += fmt::format("advice at {} B: {} ({})\n", a.block, a.ranked.front().name, a.reason);
+  }
+  return out + rows;
+}
+
+nlohmann::json to_json(const NbrAdvice& a) {
+  nlohmann::json ranked = nlohmann::json::array();
+  for (const NbrConfiguration& c : a.ranked)
+    ranked.push_back({{"configuration", c.name},
+                      {"groups", c.groups},
+                      {"messages_max", c.messages},
+                      {"bytes_max", c.bytes},
+                      {"node_bytes_max", c.node_bytes},
+                      {"hops", c.hops},
+                      {"predicted_seconds", c.seconds}});
+  return {{"bytes", a.block},
+          {"choice", a.ranked.front().name},
+          {"reason", a.reason},
+          {"ranked", ranked}};
+}
+
+}  // namespace gc::advise

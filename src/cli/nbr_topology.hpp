@@ -1,0 +1,27 @@
+// The process topologies of `nbr bench` and `advise --kernel nbr`
+// (--topology moore:D:R, random:DELTA, file:PATH, graph:SPEC) and their
+// option parsing.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+
+namespace gc::cli {
+
+// `text` split at each `sep`.
+std::vector<std::string> split(const std::string& text, char sep);
+// `text` as a number; an error on every rank naming `what` when it is not.
+double number(const std::string& text, const std::string& what);
+// --sizes: comma-separated block sizes in bytes, 1 to 16 MiB.
+std::vector<std::uint64_t> block_sizes(const std::string& text);
+
+// Collective: this rank's neighbour lists of `topology`; `graph` (with
+// `seed`) for graph:SPEC, whose --distribution, --reorder and --partition
+// apply to graph: topologies only.
+void topology_lists(const Comm& comm, const std::string& topology, const GraphOptions& graph,
+                    std::uint64_t seed, std::vector<int>& sources, std::vector<int>& destinations);
+
+}  // namespace gc::cli
