@@ -58,7 +58,7 @@ DEFAULT_SPMM_INPUTS = ["rmat:13,ef=4", "er:32768,d=4", "grid:48", "sbm:32768",
                        *(os.path.join(DATASETS, f) for f in (
                            "email-Enron.txt.gz", "internet.mtx.gz", "luxembourg_osm.mtx.gz",
                            "bio-grid-yeast.edges.gz"))]
-TARGET = 1.10
+TARGET = lab.ADVICE_TARGET
 
 
 def measured_times(docs, kernel):
@@ -85,24 +85,6 @@ def measure_once(docs, kernel):
     rest = measured_times(docs[1:], kernel)
     pick = min(first, key=first.get)
     return rest[pick] / min(rest.values())
-
-
-def judge_case(advice, measured):
-    predicted = {c["configuration"]: c["predicted_seconds"] for c in advice["ranked"]}
-    common = sorted(set(predicted) & set(measured))
-    best = min(common, key=measured.get)
-    worst = max(common, key=measured.get)
-    chosen = advice["choice"]
-    errors = sorted(abs(predicted[c] / measured[c] - 1) for c in common)
-    return {"chosen": chosen, "best": best, "worst": worst,
-            "chosen_over_best": measured[chosen] / measured[best],
-            "worst_over_best": measured[worst] / measured[best],
-            "hit": measured[chosen] <= TARGET * measured[best],
-            "worse_than_worst": measured[chosen] > measured[worst],
-            "median_error": errors[len(errors) // 2],
-            "reason": advice["reason"],
-            "configurations": {c: {"predicted": predicted[c], "measured": measured[c]}
-                               for c in common}}
 
 
 def main():
@@ -147,7 +129,8 @@ def main():
             docs = [session.documents(rep, configs) for rep in range(args.repeat)]
             advice = {a["kernel"]: a for a in docs[0][0]["advice"]}
             for k, kernel in enumerate(kernels, start=1):
-                case = judge_case(advice[kernel], measured_times([d[k] for d in docs], kernel))
+                case = lab.judge_choice(advice[kernel],
+                                        measured_times([d[k] for d in docs], kernel))
                 case.update(input=os.path.basename(inp), ranks=ranks, kernel=kernel,
                             measured_once_over_best=measure_once([d[k] for d in docs], kernel))
                 cases.append(case)

@@ -38,27 +38,7 @@ from lab import GCRUN, ROOT, config, median
 DEFAULT_TOPOLOGIES = ["moore:2:1", "moore:2:2", "moore:2:3", "moore:3:1", "random:0.05",
                       "random:0.2", "random:0.5"]
 KS = ["2", "3", "4", "auto"]
-TARGET = 1.10
-
-
-def judge(advice, measured):
-    predicted = {c["configuration"]: c["predicted_seconds"] for c in advice["ranked"]}
-    # A plan that formed no group is not ranked: its calls are direct's.
-    common = sorted(set(predicted) & set(measured))
-    best = min(measured, key=measured.get)
-    worst = max(measured, key=measured.get)
-    chosen = advice["choice"]
-    errors = sorted(abs(predicted[c] / measured[c] - 1) for c in common)
-    return {"chosen": chosen, "best": best, "worst": worst,
-            "chosen_over_best": measured[chosen] / measured[best],
-            "worst_over_best": measured[worst] / measured[best],
-            "direct_over_best": measured["direct"] / measured[best],
-            "hit": measured[chosen] <= TARGET * measured[best],
-            "worse_than_worst": measured[chosen] > measured[worst],
-            "median_error": errors[len(errors) // 2],
-            "reason": advice["reason"],
-            "configurations": {c: {"predicted": predicted.get(c), "measured": measured[c]}
-                               for c in sorted(measured)}}
+TARGET = lab.ADVICE_TARGET
 
 
 def main():
@@ -106,7 +86,10 @@ def main():
                                           for d in docs[1:]])}
             for k, d in zip(KS, docs[1:]):
                 measured[f"k={k}"] = median(d["sizes"][i]["ours_seconds"])
-            case = judge(advice[size], measured)
+            # A plan that formed no group is not ranked (its calls are
+            # direct's), but it is measured: judged among all measured.
+            case = lab.judge_choice(advice[size], measured, among=measured)
+            case["direct_over_best"] = measured["direct"] / measured[case["best"]]
             case.update(topology=topology, bytes=size, ranks=args.ranks, where=where)
             cases.append(case)
             print(f"{topology:<12} {size:>5} B chose {case['chosen']:<7} "

@@ -64,3 +64,30 @@ def main(function):
         return function()
     except (BenchError, SuiteError, StoreError, FileNotFoundError) as e:
         sys.exit(f"bench: {e}")
+
+
+ADVICE_TARGET = 1.10  # issue #30: the chosen configuration within 10% of the fastest
+
+
+def judge_choice(advice, measured, among=None):
+    """An advice ({choice, reason, ranked: [{configuration, predicted_seconds}]})
+    against measured seconds per configuration: the fastest and slowest of
+    `among` (default: the configurations both ranked and measured), the
+    chosen one's time over the fastest's, a hit within ADVICE_TARGET, and the
+    model's median error over the configurations both ranked and measured."""
+    predicted = {c["configuration"]: c["predicted_seconds"] for c in advice["ranked"]}
+    common = sorted(set(predicted) & set(measured))
+    among = sorted(among) if among is not None else common
+    best = min(among, key=measured.get)
+    worst = max(among, key=measured.get)
+    chosen = advice["choice"]
+    errors = sorted(abs(predicted[c] / measured[c] - 1) for c in common)
+    return {"chosen": chosen, "best": best, "worst": worst,
+            "chosen_over_best": measured[chosen] / measured[best],
+            "worst_over_best": measured[worst] / measured[best],
+            "hit": measured[chosen] <= ADVICE_TARGET * measured[best],
+            "worse_than_worst": measured[chosen] > measured[worst],
+            "median_error": errors[len(errors) // 2],
+            "reason": advice["reason"],
+            "configurations": {c: {"predicted": predicted.get(c), "measured": measured[c]}
+                               for c in among}}
