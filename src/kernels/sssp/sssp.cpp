@@ -224,8 +224,8 @@ class Sssp::Impl {
   template <class W>
   void split_light_edges() {
     const std::vector<W>& weights = g_.weight_column<W>();
-    bool heavy = false;
-    for (const W w : weights) heavy = heavy || !(w < delta_);
+    const bool heavy =
+        std::any_of(weights.begin(), weights.end(), [&](W w) { return !(w < delta_); });
     heavy_ = max_over_ranks(comm_, static_cast<int>(heavy)) != 0;
     if (!heavy_) return;
     const std::vector<eid_t>& offsets = g_.offsets();
