@@ -34,11 +34,21 @@ def _advice_block(entry):
             + "</div>")
 
 
+def _entries(result):
+    """An advise document's advice entries: one per kernel, or for
+    `advise --kernel nbr` one per block size (its ranking is the same form)."""
+    if isinstance(result.get("advice"), list):
+        return result["advice"]
+    if result.get("kernel") == "nbr" and isinstance(result.get("sizes"), list):
+        return [dict(e, kernel=f"nbr {e.get('bytes')} B") for e in result["sizes"]]
+    return None
+
+
 def _agreement(runs):
     """Per kernel advised for, its choice over the runs: how many chose it."""
     choices = defaultdict(list)
     for r in runs:
-        for e in r["result"]["advice"]:
+        for e in _entries(r["result"]):
             choices[str(e.get("kernel"))].append(str(e.get("choice")))
     out = []
     for kernel, picks in choices.items():
@@ -59,7 +69,7 @@ def _agreement(runs):
 
 def _advice(runs):
     advise = [r for r in runs if r["kernel"] == "advise" and r["status"] == "ok"
-              and isinstance((r["result"] or {}).get("advice"), list)]
+              and _entries(r["result"] or {}) is not None]
     if not advise:
         return ["<h3>Advice</h3>",
                 "<p>No advice stored: <code>graphcomm advise --calibrate --graph INPUT "
@@ -77,7 +87,7 @@ def _advice(runs):
         mine.sort(key=lambda r: (r["repeat"], r.get("started") or ""))
         newest = mine[-1]
         calibration = sorted({str(e.get("calibration")) for r in mine
-                              for e in r["result"]["advice"] if e.get("calibration")})
+                              for e in _entries(r["result"]) if e.get("calibration")})
         out.append(f"<h4>{html.escape(inp)} at {ranks} rank{'s' if ranks != 1 else ''}</h4>")
         out.append(_summary("choice: " + "; ".join(_agreement(mine)) + "."))
         out.append(f'<p class="note">suite {html.escape(suite)}'
@@ -86,13 +96,13 @@ def _advice(runs):
                    + (f"; the newest of {len(mine)} runs below, the others collapsed"
                       if len(mine) > 1 else "") + ".</p>")
         out.append('<div class="advice">' + "".join(_advice_block(e)
-                                                    for e in newest["result"]["advice"])
+                                                    for e in _entries(newest["result"]))
                    + "</div>")
         for r in mine[:-1]:
-            picks = ", ".join(f"{e.get('kernel')} {e.get('choice')}" for e in r["result"]["advice"])
+            picks = ", ".join(f"{e.get('kernel')} {e.get('choice')}" for e in _entries(r["result"]))
             out.append(f"<details><summary>run {r['repeat'] + 1}: {html.escape(picks)}</summary>"
                        '<div class="advice">' + "".join(_advice_block(e)
-                                                        for e in r["result"]["advice"])
+                                                        for e in _entries(r["result"]))
                        + "</div></details>")
     return out
 

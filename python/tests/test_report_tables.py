@@ -204,6 +204,22 @@ def test_answers_advice(tmp_path):
     assert "No advice stored: <code>graphcomm advise --calibrate --graph INPUT" in none
 
 
+def test_answers_advice_for_the_collectives(tmp_path):
+    """`advise --kernel nbr` documents (per block size, not per kernel) are
+    answers too: a choice and its ranking per size."""
+    sizes = [{"bytes": b, "choice": choice, "reason": f"because {b}",
+              "ranked": [{"configuration": choice, "predicted_seconds": 11.5e-6},
+                         {"configuration": "direct", "predicted_seconds": 22.6e-6}]}
+             for b, choice in ((4, "k=auto"), (4096, "direct"))]
+    page = page_of([run("advise", "topology:moore:2:3", {"kernel": "nbr", "sizes": sizes},
+                        suite="bench-advise_nbr", ranks=64)], tmp_path)
+    answers = page[page.index('<h2 id="answers">'):page.index("<h2>Per kernel</h2>")]
+    assert "No advice stored" not in answers
+    assert "<h4>nbr 4 B: <b>k=auto</b></h4>" in answers
+    assert "<h4>nbr 4096 B: <b>direct</b></h4>" in answers
+    assert "because 4096" in answers
+
+
 def combining_runs(suite, dense_4b=1.6):
     """nbr runs as the combining claim's suite stores them."""
     return [nbr(inp, "allgather", {4: s4, 16384: 1.0}, repeat=k, suite=suite)
