@@ -1,7 +1,6 @@
 #include "advise/nbr_advice.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 
 #include <fmt/format.h>

@@ -15,7 +15,7 @@ namespace gc::cli {
 std::vector<std::string> split(const std::string& text, char sep);
 // `text` as a number; an error on every rank naming `what` when it is not.
 double number(const std::string& text, const std::string& what);
-// --sizes: comma-separated block sizes in bytes, 1 to 16 MiB.
+// --sizes: comma-separated block sizes in bytes; a size out of range is an error on every rank.
 std::vector<std::uint64_t> block_sizes(const std::string& text);
 
 // Collective: this rank's neighbour lists of `topology`; `graph` (with
