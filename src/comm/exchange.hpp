@@ -104,6 +104,10 @@ class Exchange {
   // handle arrivals while it is still pushing. Round-based models return false:
   // every rank must call evoke() equally often.
   virtual bool local_progress() const { return false; }
+  // Messages pushed on this rank that wait for the flow control (queued
+  // beyond what a round or the sends in flight carry), so a kernel can hold
+  // back new work while they drain. 0 for models that keep no such queue.
+  virtual std::uint64_t queued() const { return 0; }
   // Memory this model holds for communication buffers (windows, symmetric
   // heap, staging and send slots), in bytes, on this rank.
   virtual std::uint64_t buffer_bytes() const { return 0; }

@@ -41,6 +41,8 @@ class NsrExchange final : public Exchange {
     return bytes;
   }
 
+  std::uint64_t queued() const override { return queued_total_; }
+
   void push(int index, const Message& message) override {
     const size_t i = static_cast<size_t>(index);
     if (ledger_.done_sent()) fail("internal: nsr push after this rank announced DONE");

@@ -282,6 +282,13 @@ class PacketExchange final : public Exchange {
   std::uint64_t buffer_bytes() const override {
     return transport_->bytes() + slots_.size() * sizeof(Slot);
   }
+  // The messages of the packets kept back for room in their destination's ring.
+  std::uint64_t queued() const override {
+    std::uint64_t bytes = 0;
+    for (const packets::Outgoing& packet : kept_back_)
+      bytes += packet.bytes - packets::kHeaderBytes;
+    return bytes / sizeof(Message);
+  }
 
  private:
   static constexpr size_t kSpareSlots = 32;

@@ -54,6 +54,7 @@ class RoundExchange : public Exchange {
     return sum_over_ranks<std::uint64_t>(comm_, pending_ + (locally_settled ? 0 : 1)) == 0;
   }
   bool detects_quiescence() const override { return true; }
+  std::uint64_t queued() const override { return pending_; }
 
  protected:
   RoundExchange(const Comm& comm, Neighborhood nb) : Exchange(comm, std::move(nb)) {

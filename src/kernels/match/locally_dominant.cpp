@@ -19,11 +19,19 @@
 // neighbour, so it needs no message of its own. Per cut edge and direction a
 // rank sends at most one REQUEST and one INVALID: buffers are sized once, at
 // twice the cut edges to each neighbour.
+//
+// FINDMATE of every owned vertex runs in slices between rounds, each ending
+// once some neighbour has a round's batch (Neighborhood::round_messages, or a
+// queue chunk if more) queued, less what still waits from before: the queues
+// then hold about a round's messages, where pushing the whole first phase
+// before the first round queued most of its messages at once. The matching
+// is the same in any order of work: the greedy matching of the EdgeKey order.
 #include "kernels/match/match.hpp"
 
 #include <algorithm>
 #include <numeric>
 
+#include "comm/chunk_fifo.hpp"
 #include "graph/ghost_index.hpp"
 #include "kernels/match/edge_order.hpp"
 #include "kernels/match/match_run.hpp"
@@ -64,11 +72,18 @@ class LocallyDominantMatching {
     ghost_wants_.assign(g.ghost_count(), kNone);
     exhausted_.assign(owned_, 0);
     unsettled_ = owned_;
+    slice_pushed_.assign(exchange.neighborhood().ranks.size(), 0);
   }
 
-  // Phase 1: FINDMATE for every owned vertex.
-  void find_mates() {
-    for (lid_t v = 0; v < owned_; ++v) {
+  // Phase 1: FINDMATE for the next owned vertices, until some neighbour has
+  // a round's worth of messages queued (`slice_limit`, 0: no limit) or
+  // every owned vertex had its turn.
+  void find_mates(std::uint64_t slice_limit) {
+    slice_limit_ = slice_limit;
+    std::fill(slice_pushed_.begin(), slice_pushed_.end(), 0);
+    slice_full_ = false;
+    for (; next_owned_ < owned_ && !slice_full_; ++next_owned_) {
+      const lid_t v = next_owned_;
       if (mate_[v] == kNone && cand_[v] == kNone && !exhausted_[v]) find_mate(v);
       drain();
     }
@@ -212,8 +227,9 @@ class LocallyDominantMatching {
   }
 
   void push(lid_t ghost, lid_t from, Context context) {
-    ex_.push(owner_index(g_, ghost),
-             edge_message(g_.global_id(from), g_.global_id(ghost), context));
+    const int to = owner_index(g_, ghost);
+    ex_.push(to, edge_message(g_.global_id(from), g_.global_id(ghost), context));
+    if (++slice_pushed_[static_cast<size_t>(to)] == slice_limit_) slice_full_ = true;
   }
 
   const DistGraph& g_;
@@ -230,15 +246,31 @@ class LocallyDominantMatching {
   std::vector<std::uint8_t> exhausted_;   // no candidate left (settled unmatched)
   std::vector<lid_t> worklist_;
   lid_t unsettled_;
+  lid_t next_owned_ = 0;                     // phase 1: the next vertex to FINDMATE
+  std::vector<std::uint64_t> slice_pushed_;  // per neighbour, since the slice began
+  std::uint64_t slice_limit_ = 0;
+  bool slice_full_ = false;
 };
 
 template <class W>
 MatchResult run_with(const DistGraph& g, MatchRun& run) {
   LocallyDominantMatching<W> kernel(g, run.exchange());
-  kernel.find_mates();
-  run.end_local_phase();  // round 0: FINDMATE of every owned vertex
-  run.run_phase([&](int from, const Message& m) { kernel.on_message(from, m); },
-                [&] { return kernel.settled(); });
+  // Phase 1 in slices (settled() stays false until the last one), each
+  // bounded by a round's batch to any neighbour less what the exchange still
+  // queues (processing's answers add to it). A queue's memory comes in chunks
+  // (comm/chunk_fifo.hpp): a slice shorter than one saves none, and only adds
+  // rounds where the bound is tiny.
+  const std::uint64_t bound = run.exchange().neighborhood().round_messages;
+  const std::uint64_t slice =
+      bound == 0 ? 0 : std::max<std::uint64_t>(bound, ChunkFifo<Message>::kChunk);
+  kernel.find_mates(slice);
+  run.end_local_phase();  // round 0: the first slice
+  const auto handle = [&](int from, const Message& m) { kernel.on_message(from, m); };
+  while (!run.run_round(handle, [&] { return kernel.settled(); }))
+    if (slice == 0)
+      kernel.find_mates(0);
+    else if (const std::uint64_t queued = run.exchange().queued(); queued < slice)
+      kernel.find_mates(slice - queued);
   return run.finish(kernel.mates(), 1);
 }
 

@@ -213,6 +213,21 @@ TEST(Match, BoundedBuffersEqualSerialGreedy) {
     }
 }
 
+// ld pushes its first phase in slices between rounds, none while messages
+// still wait in the exchange's queues, so those hold about a round's worth:
+// with 4096 messages per neighbour and round (a queue chunk), a small part of
+// what a rank sends in the matching (pushed whole before the first round,
+// about half).
+TEST(Match, LocallyDominantQueuesHoldAboutARound) {
+  if (world().size() == 1) GTEST_SKIP() << "no exchange at 1 rank";
+  const DistGraph g = load("rmat:16");
+  for (const char* model : {"nsr", "rma", "ncl"}) {
+    const match::MatchResult r = match::match(world(), g, model, "ld", 4096);
+    const std::uint64_t sent = min_over_ranks(world(), r.counters.messages()) * sizeof(Message);
+    EXPECT_LT(4 * r.buffer_bytes, sent) << model << ": buffers " << r.buffer_bytes;
+  }
+}
+
 // Over the round-based models Suitor proposes in time slices between rounds,
 // answering what arrives in between. With the shortest slice (64 vertices a
 // round) proposals, answers and displacements interleave across many rounds,
