@@ -48,8 +48,9 @@ struct Neighborhood {
   // models (rma, ncl, ncl-combined): the most messages one round carries to
   // one neighbour; the rest wait for the next round, in order. One-sided
   // packet models (rma-/shmem-fence/-hash): a receive ring holds this many
-  // messages per sending neighbour; a packet waits for room. 0: a phase's
-  // capacity (no bound). nsr, nsr-agg and hybrid are bounded by design.
+  // messages per sending neighbour; a packet waits for room. hybrid: its one
+  // ring holds about this many messages per sending neighbour (capped). 0: a
+  // phase's capacity (no bound). nsr and nsr-agg are bounded by design.
   std::uint64_t round_messages = kDefaultRoundMessages;
   static constexpr std::uint64_t kDefaultRoundMessages = 1 << 16;  // 1 MiB per neighbour
 };

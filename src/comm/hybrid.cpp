@@ -8,7 +8,8 @@
 // two counters: `reserved` (slots taken by senders, ever) and `consumed`
 // (slots this rank has handled, ever). Its size comes from the kernel's
 // declared per-phase volume (for BFS and matching, bounded by the local edge
-// count) and is capped: it does not grow with the number of ranks, unlike a
+// count), each neighbour's share at most Neighborhood::round_messages, and is
+// capped: it does not grow with the number of ranks, unlike a
 // buffer per sender or one sized for the worst phase. A sender reserves slot
 // s by an atomic fetch-and-add on `reserved`; the slot is free once the
 // receiver's `consumed` passed s - slots. When it is not, the packet waits in
@@ -105,8 +106,11 @@ class HybridExchange final : public Exchange, public WorkShare {
     phase_end_ = PhaseBarrier(comm);
     const size_t p = static_cast<size_t>(comm.size());
     neighbors_ = NeighborIndex(neighborhood_.ranks, comm.size());
+    // A phase's volume, each neighbour's share bounded by the flow control's
+    // round bound (0: none), as the packet models bound their rings.
+    const std::uint64_t bound = neighborhood_.round_messages;
     std::uint64_t volume = 0;
-    for (std::uint64_t c : neighborhood_.capacity) volume += c;
+    for (std::uint64_t c : neighborhood_.capacity) volume += bound > 0 ? std::min(c, bound) : c;
     slots_ = options.ring_slots;
     if (slots_ == 0)
       slots_ = std::clamp((volume + kPacketMessages - 1) / kPacketMessages, kMinSlots, kMaxSlots);
@@ -131,6 +135,12 @@ class HybridExchange final : public Exchange, public WorkShare {
   }
 
   const char* name() const override { return "hybrid"; }
+  // The messages of the packets waiting for a free slot in their ring.
+  std::uint64_t queued() const override {
+    std::uint64_t messages = 0;
+    for (const Waiting& w : waiting_) messages += w.count;
+    return messages;
+  }
   bool local_progress() const override { return true; }
   WorkShare* node_work_share() override { return this; }
 
@@ -217,6 +227,7 @@ class HybridExchange final : public Exchange, public WorkShare {
     int rank;
     std::uint64_t slot;
     Message* packet;
+    std::uint32_t count;  // its messages
     bool waited = false;  // found its slot taken once (counted in flow_waits)
   };
 
@@ -308,7 +319,7 @@ class HybridExchange final : public Exchange, public WorkShare {
     packet[kSlotCells - 1] = Message{seal_of(count, phase_), 0};
     const std::uint64_t slot = shmem_ulong_atomic_fetch_add(
         reinterpret_cast<unsigned long*>(ring_.data()) + kReserved, 1, rank);
-    waiting_.push_back({rank, slot, packet});
+    waiting_.push_back({rank, slot, packet, count});
     counters_.messages_to[r] += count;
     counters_.bytes_to[r] += count * sizeof(Message);
     open_[r] = nullptr;
