@@ -9,8 +9,8 @@
 // (slots this rank has handled, ever). Its size comes from the kernel's
 // declared per-phase volume (for BFS and matching, bounded by the local edge
 // count), each neighbour's share at most Neighborhood::round_messages, and is
-// capped: it does not grow with the number of ranks, unlike a
-// buffer per sender or one sized for the worst phase. A sender reserves slot
+// capped: it does not grow with the number of ranks, unlike a buffer per
+// sender or one sized for the worst phase. A sender reserves slot
 // s by an atomic fetch-and-add on `reserved`; the slot is free once the
 // receiver's `consumed` passed s - slots. When it is not, the packet waits in
 // the sender's queue and is written by a later evoke/process/done (flow

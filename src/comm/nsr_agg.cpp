@@ -59,6 +59,12 @@ class NsrAggExchange final : public Exchange {
   std::uint64_t buffer_bytes() const override {
     return (packets_.size() * kPacket + receive_buffers_.size()) * sizeof(Message);
   }
+  // The messages of the packets waiting for a send slot.
+  std::uint64_t queued() const override {
+    std::uint64_t messages = 0;
+    for (const Waiting& w : waiting_) messages += packets_[w.packet].size;
+    return messages;
+  }
 
   void push(int index, const Message& message) override {
     const size_t i = static_cast<size_t>(index);

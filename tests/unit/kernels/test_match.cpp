@@ -221,7 +221,7 @@ TEST(Match, BoundedBuffersEqualSerialGreedy) {
 TEST(Match, LocallyDominantQueuesHoldAboutARound) {
   if (world().size() == 1) GTEST_SKIP() << "no exchange at 1 rank";
   const DistGraph g = load("rmat:16");
-  for (const char* model : {"nsr", "rma", "ncl"}) {
+  for (const char* model : {"nsr", "nsr-agg", "rma", "ncl"}) {
     const match::MatchResult r = match::match(world(), g, model, "ld", 4096);
     const std::uint64_t sent = min_over_ranks(world(), r.counters.messages()) * sizeof(Message);
     EXPECT_LT(4 * r.buffer_bytes, sent) << model << ": buffers " << r.buffer_bytes;
