@@ -37,7 +37,7 @@ RUN_TIMEOUT = 900
 # inputs grow with the ranks and keep the process graph sparse: rgg with 64
 # (match) or 16 (bfs, spmm) vertices per rank, random topologies with about
 # 13 neighbours per rank. (bfs on rmat at 1024 ranks: ncl-combined's plan
-# did not finish in 18 minutes; on rgg it validates.)
+# did not finish, docs/simulation.md; on rgg it validates.)
 SMALL = 64
 
 
