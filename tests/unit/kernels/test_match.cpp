@@ -213,11 +213,11 @@ TEST(Match, BoundedBuffersEqualSerialGreedy) {
     }
 }
 
-// ld pushes its first phase in slices between rounds, none while messages
-// still wait in the exchange's queues, so those hold about a round's worth:
-// with 4096 messages per neighbour and round (a queue chunk), a small part of
-// what a rank sends in the matching (pushed whole before the first round,
-// about half).
+// ld pushes its first phase in slices between rounds, each bounded by a
+// round's batch less what still waits in the exchange's queues, so those
+// hold about a round's worth: with 4096 messages per neighbour and round (a
+// queue chunk), a small part of what a rank sends in the matching. Queues
+// that take the whole first phase before the first round fail this.
 TEST(Match, LocallyDominantQueuesHoldAboutARound) {
   if (world().size() == 1) GTEST_SKIP() << "no exchange at 1 rank";
   // Larger with more ranks: a rank's messages must outweigh its buffers'
