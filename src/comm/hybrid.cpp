@@ -136,11 +136,7 @@ class HybridExchange final : public Exchange, public WorkShare {
 
   const char* name() const override { return "hybrid"; }
   // The messages of the packets waiting for a free slot in their ring.
-  std::uint64_t queued() const override {
-    std::uint64_t messages = 0;
-    for (const Waiting& w : waiting_) messages += w.count;
-    return messages;
-  }
+  std::uint64_t queued() const override { return waiting_messages_; }
   bool local_progress() const override { return true; }
   WorkShare* node_work_share() override { return this; }
 
@@ -320,6 +316,7 @@ class HybridExchange final : public Exchange, public WorkShare {
     const std::uint64_t slot = shmem_ulong_atomic_fetch_add(
         reinterpret_cast<unsigned long*>(ring_.data()) + kReserved, 1, rank);
     waiting_.push_back({rank, slot, packet, count});
+    waiting_messages_ += count;
     counters_.messages_to[r] += count;
     counters_.bytes_to[r] += count * sizeof(Message);
     open_[r] = nullptr;
@@ -335,6 +332,7 @@ class HybridExchange final : public Exchange, public WorkShare {
       if (room(it->rank, it->slot)) {
         write(*it);
         free_.push_back(it->packet);
+        waiting_messages_ -= it->count;
         it = waiting_.erase(it);
       } else {
         if (!it->waited) ++counters_.flow_waits;
@@ -394,7 +392,8 @@ class HybridExchange final : public Exchange, public WorkShare {
   std::vector<int> open_ranks_;  // ranks with an open packet
   std::vector<std::unique_ptr<Message[]>> staging_;
   std::vector<Message*> free_;
-  std::deque<Waiting> waiting_;  // reserved, not yet written (ring full)
+  std::deque<Waiting> waiting_;         // reserved, not yet written (ring full)
+  std::uint64_t waiting_messages_ = 0;  // theirs
   std::vector<std::uint64_t> known_consumed_;
   bool oversubscribed_ = false;
   bool moved_ = false;

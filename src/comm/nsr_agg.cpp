@@ -60,11 +60,7 @@ class NsrAggExchange final : public Exchange {
     return (packets_.size() * kPacket + receive_buffers_.size()) * sizeof(Message);
   }
   // The messages of the packets waiting for a send slot.
-  std::uint64_t queued() const override {
-    std::uint64_t messages = 0;
-    for (const Waiting& w : waiting_) messages += packets_[w.packet].size;
-    return messages;
-  }
+  std::uint64_t queued() const override { return waiting_messages_; }
 
   void push(int index, const Message& message) override {
     const size_t i = static_cast<size_t>(index);
@@ -178,6 +174,7 @@ class NsrAggExchange final : public Exchange {
     open_[i] = kNone;
     size_at_evoke_[i] = 0;
     waiting_.push_back({i, p});
+    waiting_messages_ += packets_[p].size;
     issue();
   }
 
@@ -199,6 +196,7 @@ class NsrAggExchange final : public Exchange {
     while (!waiting_.empty() && data_in_flight_ < kMaxInFlight) {
       const auto [i, p] = waiting_.front();
       waiting_.pop_front();
+      waiting_messages_ -= packets_[p].size;
       MPI_Request request;
       MPI_Issend(packets_[p].data.data(), checked_count(packets_[p].size, "nsr-agg packet"),
                  record_type<Message>(), neighborhood_.ranks[i], ledger_.data_tag(), ledger_.comm(),
@@ -246,7 +244,8 @@ class NsrAggExchange final : public Exchange {
   struct Waiting {
     size_t index, packet;
   };
-  std::deque<Waiting> waiting_;  // full packets not yet sent, in push order
+  std::deque<Waiting> waiting_;         // full packets not yet sent, in push order
+  std::uint64_t waiting_messages_ = 0;  // theirs
   size_t data_in_flight_ = 0;
   std::vector<Message> receive_buffers_, incoming_;
   std::vector<MPI_Request> receive_requests_;

@@ -266,10 +266,9 @@ MatchResult run_with(const DistGraph& g, MatchRun& run) {
   kernel.find_mates(slice);
   run.end_local_phase();  // round 0: the first slice
   const auto handle = [&](int from, const Message& m) { kernel.on_message(from, m); };
+  // (With no bound the first slice was the whole phase.)
   while (!run.run_round(handle, [&] { return kernel.settled(); }))
-    if (slice == 0)
-      kernel.find_mates(0);
-    else if (const std::uint64_t queued = run.exchange().queued(); queued < slice)
+    if (const std::uint64_t queued = run.exchange().queued(); queued < slice)
       kernel.find_mates(slice - queued);
   return run.finish(kernel.mates(), 1);
 }
