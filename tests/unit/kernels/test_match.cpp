@@ -221,7 +221,7 @@ TEST(Match, BoundedBuffersEqualSerialGreedy) {
 TEST(Match, LocallyDominantQueuesHoldAboutARound) {
   // Larger with more ranks: a rank's messages must outweigh its buffers'
   // floor (per neighbour a queue chunk, a spare and the round's arrays).
-  const DistGraph g = load(world().size() <= 2 ? "rmat:14" : "rmat:16");
+  const DistGraph g = load(world().size() <= 2 ? "rmat:15" : "rmat:16");
   for (const char* model : {"nsr", "nsr-agg", "rma", "ncl"}) {
     const match::MatchResult r = match::match(world(), g, model, "ld", 4096);
     const std::uint64_t sent = min_over_ranks(world(), r.counters.messages()) * sizeof(Message);
