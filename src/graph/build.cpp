@@ -98,7 +98,8 @@ LoadFootprint footprint_as(double m, double vertices, int ranks, bool input_whol
   using Builder = CsrBuilder<Layout>;
   constexpr double kPage = 4096, kReleaseStep = 16 << 20;
   const double p = ranks;
-  const double piece = std::min(m, static_cast<double>(kPieceEdges));
+  const double piece =
+      std::min(m, static_cast<double>(input_whole ? kPieceEdges : kGeneratedPieceEdges));
   // Records a rank receives: an edge goes to both endpoints' owners, which
   // differ for all but 1/P of random pairs; directed records: two per edge.
   const double received = m * (2 * p - 1) / p, directed = 2 * m;
@@ -129,10 +130,10 @@ LoadFootprint footprint_as(double m, double vertices, int ranks, bool input_whol
 
 double LoadFootprint::peak() const {
   // The process before it loads anything (MPI and its libraries), with room
-  // for its variation from run to run; and a fifth more of the data for the
+  // for its variation from run to run; and a tenth more of the data for the
   // allocator's and the libraries' slack. tests/cli/memory_cli.py holds the
   // result to the measured peak; bench/README.md has the ratios.
-  constexpr double kProcess = 28 << 20, kSlack = 1.2;
+  constexpr double kProcess = 28 << 20, kSlack = 1.1;
   return kSlack * std::max({input, shuffle, sort, kernel}) + kProcess;
 }
 

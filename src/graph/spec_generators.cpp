@@ -31,10 +31,11 @@ Generated rmat(SpecParams& p, const Comm& comm, std::uint64_t seed) {
   const std::uint64_t largest = ((static_cast<std::uint64_t>(r.edgefactor) << r.scale) +
                                  static_cast<std::uint64_t>(comm.size()) - 1) /
                                 static_cast<std::uint64_t>(comm.size());
-  const std::uint64_t pieces = (largest + kPieceEdges - 1) / kPieceEdges;
+  const std::uint64_t pieces = (largest + kGeneratedPieceEdges - 1) / kGeneratedPieceEdges;
   auto piece = [r, seed, share](std::uint64_t i, bool weights) {
-    const std::uint64_t first = std::min(share.last, share.first + i * kPieceEdges);
-    return rmat_edge_range(r, seed, first, std::min(share.last, first + kPieceEdges), weights);
+    const std::uint64_t first = std::min(share.last, share.first + i * kGeneratedPieceEdges);
+    return rmat_edge_range(r, seed, first, std::min(share.last, first + kGeneratedPieceEdges),
+                           weights);
   };
   return {vid_t{1} << r.scale,
           m,
