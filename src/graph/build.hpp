@@ -36,8 +36,9 @@ struct EdgePieces {
 // Edges per piece: an exchange round moves at most this many.
 inline constexpr std::uint64_t kPieceEdges = std::uint64_t{1} << 19;
 // Edges per generated piece (generated_pieces): made, then read twice by the
-// shuffle right away (counted, then packed), so kept small enough (1.5 MiB
-// of records) to be still in the core's L2 cache when read.
+// shuffle right away (counted, then packed), so kept small enough for its
+// records to be still in a core's L2 cache when read (bench/README.md, "The
+// load's pieces").
 inline constexpr std::uint64_t kGeneratedPieceEdges = std::uint64_t{1} << 16;
 // `edges` in pieces (their pages given back as the build goes); `edges` must
 // outlive the pieces. Collective: the ranks agree on the count.

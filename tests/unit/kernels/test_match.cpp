@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "comm/chunk_fifo.hpp"
 #include "comm/models.hpp"
 #include "graph/build.hpp"
 #include "graph/spec.hpp"
@@ -228,7 +229,7 @@ TEST(Match, LocallyDominantQueuesHoldAboutARound) {
   // Larger with more ranks: a rank's messages must outweigh its buffers'
   // floor (per neighbour a queue chunk, a spare and the round's arrays).
   const DistGraph g = load(world().size() <= 2 ? "rmat:15" : "rmat:17");
-  const std::uint64_t batch = 4096;  // a queue chunk: the slice
+  const std::uint64_t batch = ChunkFifo<Message>::kChunk;  // round_messages, and the slice
   eid_t d_max = 0;
   for (lid_t v = 0; v < g.owned_count(); ++v) d_max = std::max(d_max, g.degree(v));
   d_max = max_over_ranks(world(), d_max);
