@@ -19,6 +19,15 @@ namespace gc {
 // where 4 KiB pages mostly come from memory the guest still holds.
 void advise_huge_pages(const void* data, std::size_t bytes);
 
+// v becomes n copies of value, in memory advised to be huge pages (for an
+// array a kernel reads at random: a matching's suitors, a search's levels).
+template <class T>
+void assign_huge(std::vector<T>& v, std::size_t n, const T& value) {
+  v.reserve(n);
+  advise_huge_pages(v.data(), n * sizeof(T));
+  v.assign(n, value);
+}
+
 // Gives the whole pages inside [data, data + bytes) back to the kernel now;
 // their contents are lost (reading them again gives zeros). For a large buffer
 // a pass has consumed, so the next buffer's first touches reuse those pages:

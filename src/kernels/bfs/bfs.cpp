@@ -36,6 +36,7 @@
 #include "comm/models.hpp"
 #include "comm/work_share.hpp"
 #include "core/output.hpp"
+#include "core/page_advice.hpp"
 #include "core/registry.hpp"
 #include "kernels/ghost_neighborhood.hpp"
 
@@ -100,9 +101,10 @@ class Bfs::Impl {
         share_first_(sharing == WorkSharing::first) {
     if (algorithm != Algorithm::replicated)
       exchange_ = make_exchange(model, comm, ghost_neighborhood(g_, round_messages));
-    level_.resize(bg.owned);
-    parent_.resize(bg.owned);
-    if (exchange_) ghost_pushed_.resize(g_.ghost_count());
+    // Read at random by the scans: huge pages spare them most TLB misses.
+    assign_huge(level_, bg.owned, kUnreached);
+    assign_huge(parent_, bg.owned, kNoParent);
+    if (exchange_) assign_huge(ghost_pushed_, g_.ghost_count(), std::uint8_t{0});
     if (exchange_ && exchange_->node_work_share() && sharing != WorkSharing::off)
       share_graph(*exchange_->node_work_share());
     if (algorithm != Algorithm::top_down) {
@@ -142,6 +144,7 @@ class Bfs::Impl {
     std::fill(ghost_pushed_.begin(), ghost_pushed_.end(), 0);
     std::fill(stolen_pushed_.begin(), stolen_pushed_.end(), 0);
     frontier_.clear();
+    frontier_sorted_ = next_sorted_ = true;
     const std::uint64_t messages_before = exchange_ ? exchange_->counters().messages() : 0;
     const std::uint64_t shared_before = share_ ? share_->items_taken() : 0;
     const std::uint64_t bytes_before = exchange_ ? exchange_->counters().bytes() : 0;
@@ -189,6 +192,8 @@ class Bfs::Impl {
       // One reduction per level: the next frontier's size and edge count.
       std::array<std::uint64_t, 2> local = {next_.size(), 0};
       frontier_.swap(next_);
+      frontier_sorted_ = next_sorted_;
+      next_sorted_ = true;
       next_.clear();
       if (algorithm_ == Algorithm::direction_optimizing) local[1] = frontier_degree();
       const auto global = allreduce_each(comm_, local, MPI_SUM);
@@ -245,6 +250,11 @@ class Bfs::Impl {
 
   void top_down_step() {
     Exchange& ex = *exchange_;
+    // The scan visits the frontier in increasing id (smallest parent
+    // first). A top-down step leaves its next frontier unsorted: the sort
+    // is paid only when another top-down step follows, not before the
+    // large frontier a bottom-up step takes (which needs no order).
+    if (!frontier_sorted_) std::sort(frontier_.begin(), frontier_.end());
     const vid_t first = g_.first_owned();
     auto handle = [&](int, const Message& m) { visit(m.first - first, m.second); };
     since_progress_ = 0;
@@ -272,8 +282,7 @@ class Bfs::Impl {
       ex.process(handle);
       if (ex.done(true)) break;
     }
-    // The next scan must visit the frontier in increasing id (smallest parent first).
-    std::sort(next_.begin(), next_.end());
+    next_sorted_ = false;  // in visiting order; sorted if a top-down step scans it
   }
 
   // Scans frontier_[begin, end): local neighbours visited, each ghost pushed
@@ -288,15 +297,32 @@ class Bfs::Impl {
       const vid_t gu = first + u;
       const eid_t stop = bg_.offsets[u + 1];
       for (eid_t e = bg_.offsets[u]; e < stop; ++e) {
+        if (e + kScanAhead < stop) prefetch_target(bg_.targets[e + kScanAhead]);
         const lid_t t = bg_.targets[e];
         if (t < owned) {
           visit(t, gu);
         } else if (!ghost_pushed_[t - owned]) {
           ghost_pushed_[t - owned] = 1;
-          ex.push(static_cast<int>(bg_.ghost_nbr[t - owned]), Message{g_.global_id(t), gu});
+          ex.push(static_cast<int>(bg_.ghost_nbr[t - owned]),
+                  Message{bg_.ghost_ids[t - owned], gu});
         }
       }
       progress(stop - bg_.offsets[u], handle);
+    }
+  }
+
+  // A row's targets are read in order, their level (or ghost mark) at
+  // random: the scan prefetches the one kScanAhead edges ahead in its row
+  // (the frontier's rows are long when the scan is long).
+  static constexpr eid_t kScanAhead = 16;
+  void prefetch_target(lid_t t) const {
+    if (t < bg_.owned) {
+      __builtin_prefetch(&level_[t]);
+      __builtin_prefetch(&parent_[t], 1);
+    } else {
+      __builtin_prefetch(&ghost_pushed_[t - bg_.owned]);
+      __builtin_prefetch(&bg_.ghost_nbr[t - bg_.owned]);
+      __builtin_prefetch(&bg_.ghost_ids[t - bg_.owned]);
     }
   }
 
@@ -470,11 +496,12 @@ class Bfs::Impl {
   std::unique_ptr<Exchange> exchange_;
   std::vector<std::int32_t> level_;
   std::vector<vid_t> parent_;
-  std::vector<std::uint32_t> frontier_, next_;  // owned local ids
-  std::vector<std::uint8_t> ghost_pushed_;      // per ghost, this search
-  std::vector<std::uint64_t> frontier_bits_;    // replicated bitmap (bottom-up)
-  std::vector<std::uint64_t> gathered_;         // unaligned ranges: every rank's words
-  std::vector<std::uint64_t> local_bits_;       // the frontier by local id (bottom-up)
+  std::vector<std::uint32_t> frontier_, next_;        // owned local ids
+  bool frontier_sorted_ = true, next_sorted_ = true;  // in increasing id
+  std::vector<std::uint8_t> ghost_pushed_;            // per ghost, this search
+  std::vector<std::uint64_t> frontier_bits_;          // replicated bitmap (bottom-up)
+  std::vector<std::uint64_t> gathered_;               // unaligned ranges: every rank's words
+  std::vector<std::uint64_t> local_bits_;             // the frontier by local id (bottom-up)
   std::uint64_t total_edges_ = 0, previous_frontier_ = 0;
   std::uint64_t since_progress_ = 0;          // edges scanned since the last evoke
   WorkShare* share_ = nullptr;                // hybrid's intra-node work sharing

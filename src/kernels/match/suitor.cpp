@@ -76,15 +76,6 @@ constexpr int kOffsetBits = 31;
 constexpr std::uint64_t kOffsetMask = (std::uint64_t{1} << kOffsetBits) - 1;
 constexpr weight_t kInfinity = std::numeric_limits<weight_t>::infinity();
 
-// n copies of value, in memory advised to be huge pages: the scan reads the
-// suitor of a neighbour at random.
-template <class T>
-void assign_huge(std::vector<T>& v, std::size_t n, const T& value) {
-  v.reserve(n);
-  advise_huge_pages(v.data(), n * sizeof(T));
-  v.assign(n, value);
-}
-
 // W: the edge weights' type as the graph stores them (double, or float with
 // --weights-precision float); suitor weights and messages stay double (a
 // float converts exactly).
