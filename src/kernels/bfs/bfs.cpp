@@ -144,7 +144,7 @@ class Bfs::Impl {
     std::fill(ghost_pushed_.begin(), ghost_pushed_.end(), 0);
     std::fill(stolen_pushed_.begin(), stolen_pushed_.end(), 0);
     frontier_.clear();
-    frontier_sorted_ = next_sorted_ = true;
+    frontier_sorted_ = true;
     const std::uint64_t messages_before = exchange_ ? exchange_->counters().messages() : 0;
     const std::uint64_t shared_before = share_ ? share_->items_taken() : 0;
     const std::uint64_t bytes_before = exchange_ ? exchange_->counters().bytes() : 0;
@@ -192,8 +192,7 @@ class Bfs::Impl {
       // One reduction per level: the next frontier's size and edge count.
       std::array<std::uint64_t, 2> local = {next_.size(), 0};
       frontier_.swap(next_);
-      frontier_sorted_ = next_sorted_;
-      next_sorted_ = true;
+      frontier_sorted_ = bottom_up;  // a bottom-up step finds in increasing id
       next_.clear();
       if (algorithm_ == Algorithm::direction_optimizing) local[1] = frontier_degree();
       const auto global = allreduce_each(comm_, local, MPI_SUM);
@@ -282,7 +281,6 @@ class Bfs::Impl {
       ex.process(handle);
       if (ex.done(true)) break;
     }
-    next_sorted_ = false;  // in visiting order; sorted if a top-down step scans it
   }
 
   // Scans frontier_[begin, end): local neighbours visited, each ghost pushed
@@ -321,8 +319,6 @@ class Bfs::Impl {
       __builtin_prefetch(&parent_[t], 1);
     } else {
       __builtin_prefetch(&ghost_pushed_[t - bg_.owned]);
-      __builtin_prefetch(&bg_.ghost_nbr[t - bg_.owned]);
-      __builtin_prefetch(&bg_.ghost_ids[t - bg_.owned]);
     }
   }
 
@@ -496,12 +492,12 @@ class Bfs::Impl {
   std::unique_ptr<Exchange> exchange_;
   std::vector<std::int32_t> level_;
   std::vector<vid_t> parent_;
-  std::vector<std::uint32_t> frontier_, next_;        // owned local ids
-  bool frontier_sorted_ = true, next_sorted_ = true;  // in increasing id
-  std::vector<std::uint8_t> ghost_pushed_;            // per ghost, this search
-  std::vector<std::uint64_t> frontier_bits_;          // replicated bitmap (bottom-up)
-  std::vector<std::uint64_t> gathered_;               // unaligned ranges: every rank's words
-  std::vector<std::uint64_t> local_bits_;             // the frontier by local id (bottom-up)
+  std::vector<std::uint32_t> frontier_, next_;  // owned local ids
+  bool frontier_sorted_ = true;                 // in increasing id
+  std::vector<std::uint8_t> ghost_pushed_;      // per ghost, this search
+  std::vector<std::uint64_t> frontier_bits_;    // replicated bitmap (bottom-up)
+  std::vector<std::uint64_t> gathered_;         // unaligned ranges: every rank's words
+  std::vector<std::uint64_t> local_bits_;       // the frontier by local id (bottom-up)
   std::uint64_t total_edges_ = 0, previous_frontier_ = 0;
   std::uint64_t since_progress_ = 0;          // edges scanned since the last evoke
   WorkShare* share_ = nullptr;                // hybrid's intra-node work sharing
