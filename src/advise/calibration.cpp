@@ -1,17 +1,11 @@
 #include "advise/calibration.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "comm/models.hpp"
-#include "core/broadcast.hpp"
 #include "core/error.hpp"
 #include "core/output.hpp"
 #include "graph/spec.hpp"
@@ -24,7 +18,6 @@ namespace gc::advise {
 
 namespace {
 
-constexpr int kFileSchema = 1;
 constexpr int kSearchesPerRepeat = 4;
 
 Sample sample_from_json(const nlohmann::json& j) {
@@ -33,35 +26,12 @@ Sample sample_from_json(const nlohmann::json& j) {
           j.at("seconds").get<double>()};
 }
 
-// The file's text on every rank ("" on every rank when it does not exist).
-std::string read_on_root(const Comm& comm, const std::string& path, bool& exists) {
-  std::string text;
-  int found = 0;
-  if (comm.rank() == 0) {
-    std::ifstream in(path);
-    if (in) {
-      std::ostringstream s;
-      s << in.rdbuf();
-      text = s.str();
-      found = 1;
-    }
-  }
-  found = broadcast_value(found, 0, comm.get());
-  broadcast(text, 0, comm.get());
-  exists = found != 0;
-  return text;
-}
-
-Calibration parse(const std::string& path, const std::string& text) {
+Calibration from_json(const std::string& path, const nlohmann::json& doc) {
   Calibration c;
   try {
-    const nlohmann::json doc = nlohmann::json::parse(text);
-    if (doc.at("schema_version").get<int>() != kFileSchema)
-      fail(fmt::format("{}: calibration schema {}, this graphcomm reads {}", path,
-                       doc.at("schema_version").dump(), kFileSchema));
     c.name = doc.at("name").get<std::string>();
     for (const auto& s : doc.at("samples")) c.samples.push_back(sample_from_json(s));
-    if (doc.contains("network")) c.network = doc.at("network").get<std::vector<NetworkSample>>();
+    c.network = network_samples(doc);
   } catch (const nlohmann::json::exception& e) {
     fail(fmt::format("{}: not a graphcomm calibration file ({})", path, e.what()));
   }
@@ -122,37 +92,10 @@ void measure_spmm(const Comm& comm, const DistGraph& g, const Features& f, const
 
 }  // namespace
 
-std::string default_calibration_name(const std::string& platform) {
-  if (!platform.empty()) return platform;
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  return fmt::format("{}-{}", GRAPHCOMM_MPI_FLAVOUR, host);
-}
-
-std::string default_calibration_path(const std::string& platform) {
-  if (const char* path = std::getenv("GRAPHCOMM_CALIBRATION"); path && *path) return path;
-  std::filesystem::path dir;
-  if (const char* data = std::getenv("XDG_DATA_HOME"); data && *data)
-    dir = data;
-  else if (const char* home = std::getenv("HOME"); home && *home)
-    dir = std::filesystem::path(home) / ".local" / "share";
-  else
-    dir = ".";
-  return (dir / "graphcomm" /
-          fmt::format("calibration-{}.json", default_calibration_name(platform)))
-      .string();
-}
-
 Calibration load_calibration(const Comm& comm, const std::string& path) {
-  bool exists = false;
-  const std::string text = read_on_root(comm, path, exists);
-  if (!exists)
-    fail_everywhere(fmt::format(
-        "{}: no calibration for this machine: run `graphcomm advise --calibrate` at the rank "
-        "counts to advise for (or give --calibration FILE)",
-        path));
+  const nlohmann::json doc = read_calibration(comm, path);
   Calibration c;
-  collectively(comm.get(), [&] { c = parse(path, text); });
+  collectively(comm.get(), [&] { c = from_json(path, doc); });
   return c;
 }
 
@@ -161,7 +104,7 @@ void add_samples(const Comm& comm, const std::string& path, const std::string& n
   bool exists = false;
   const std::string text = read_on_root(comm, path, exists);
   Calibration c{name, {}, {}};
-  if (exists) collectively(comm.get(), [&] { c = parse(path, text); });
+  if (exists) collectively(comm.get(), [&] { c = from_json(path, parse_calibration(path, text)); });
   std::erase_if(c.samples, [&](const Sample& old) {
     return std::any_of(samples.begin(), samples.end(),
                        [&](const Sample& s) { return same_run(old, s); });
@@ -173,7 +116,7 @@ void add_samples(const Comm& comm, const std::string& path, const std::string& n
     });
   });
   c.network.insert(c.network.end(), network.begin(), network.end());
-  nlohmann::json doc = {{"schema_version", kFileSchema},
+  nlohmann::json doc = {{"schema_version", kCalibrationSchema},
                         {"name", c.name},
                         {"samples", nlohmann::json::array()},
                         {"network", c.network}};

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "advise/calibration_file.hpp"
 #include "advise/cost_model.hpp"
 #include "advise/features.hpp"
 #include "advise/nbr_advice.hpp"
@@ -32,12 +33,6 @@ struct Calibration {
   std::vector<Sample> samples;
   std::vector<NetworkSample> network;  // the neighbour collectives' (advise/nbr_advice.hpp)
 };
-
-// The file used when --calibration is not given: $GRAPHCOMM_CALIBRATION, else
-// $XDG_DATA_HOME (or ~/.local/share)/graphcomm/calibration-NAME.json, NAME the
-// platform, else this build's MPI flavour and the host's name.
-std::string default_calibration_path(const std::string& platform);
-std::string default_calibration_name(const std::string& platform);
 
 // Collective: rank 0 reads the file, every rank gets it; a missing or bad
 // file is an error on every rank that says how to make one.

@@ -28,39 +28,14 @@
 #include <vector>
 
 #include "advise/features.hpp"
+#include "advise/least_squares.hpp"
 
 namespace gc::advise {
 
-enum class Term { scan, message, neighbour, round, global };
-inline constexpr std::size_t kTerms = 5;
+enum class Term { scan, message, neighbour, round, global };  // kTerms of them
 const char* term_name(Term t);
 
 // The counts of each term for a kernel ("match", "bfs" or "spmm") on an input.
 std::array<double, kTerms> term_counts(const std::string& kernel, const Features& f);
-
-struct Coefficients {
-  std::array<double, kTerms> cost{};       // seconds per unit of each term
-  std::size_t samples = 0;                 // fitted on
-  double median_error = 0, max_error = 0;  // leave-one-out relative error |pred/meas - 1|
-};
-
-// One measured run: its counts and its time.
-struct Observation {
-  std::array<double, kTerms> counts{};
-  double seconds = 0;
-};
-
-// Non-negative least squares of the relative error, over every subset of the
-// terms (there are five): the best subset whose solution is non-negative.
-// Terms whose count is zero in every observation get cost 0.
-std::array<double, kTerms> fit_costs(const std::vector<Observation>& observations);
-// fit_costs, and its leave-one-out error (0 with fewer than two observations).
-Coefficients fit(const std::vector<Observation>& observations);
-
-struct Prediction {
-  double seconds = 0;
-  std::array<double, kTerms> term_seconds{};
-};
-Prediction predict(const Coefficients& c, const std::array<double, kTerms>& counts);
 
 }  // namespace gc::advise

@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "advise/cost_model.hpp"
 #include "core/error.hpp"
 #include "core/flavour.hpp"
 #include "core/output.hpp"
@@ -18,73 +17,11 @@ namespace gc::advise {
 
 namespace {
 
-// The network model's four counts in the cost model's first four slots
-// (advise/cost_model.hpp fits any counts; the fifth stays zero).
-std::array<double, kTerms> counts_of(double messages, double bytes, double node_bytes,
-                                     double hops) {
-  return {messages, bytes, node_bytes, hops, 0};
-}
-
-double predict_seconds(const NetworkCosts& c, const NbrConfiguration& n) {
-  return c.per_message * n.messages + c.per_byte * n.bytes + c.per_node_byte * n.node_bytes +
-         c.per_hop * n.hops;
-}
-
-// The bytes the busiest node sends to other nodes: each rank's, summed per node.
-double busiest_node(const Comm& comm, const std::vector<int>& node_of, std::uint64_t off_node) {
-  const std::vector<std::uint64_t> all = allgather(comm, off_node);
-  std::map<int, double> per_node;
-  for (std::size_t r = 0; r < all.size(); ++r) per_node[node_of[r]] += static_cast<double>(all[r]);
-  double most = 0;
-  for (const auto& [node, bytes] : per_node) most = std::max(most, bytes);
-  return most;
-}
-
-// The busiest rank's messages and bytes (each its own maximum), the busiest
-// node's bytes to other nodes and the longest path, over ranks.
-NbrConfiguration global(const Comm& comm, const std::vector<int>& node_of, const std::string& name,
-                        const nbr::CallCounts& c, std::uint64_t groups) {
-  NbrConfiguration g;
-  g.name = name;
-  g.node_bytes = busiest_node(comm, node_of, c.bytes_sent_off_node);
-  g.messages = static_cast<double>(
-      max_over_ranks(comm, static_cast<std::uint64_t>(c.messages_sent + c.messages_received)));
-  g.bytes = static_cast<double>(
-      max_over_ranks(comm, static_cast<std::uint64_t>(c.bytes_sent + c.bytes_received)));
-  g.hops = max_over_ranks(comm, c.hops);
-  g.groups = sum_over_ranks(comm, groups);
-  return g;
-}
-
 std::string us(double seconds) {
   return fmt::format("{:.2f} us", seconds * 1e6);
 }
 
 }  // namespace
-
-NetworkCosts fit_network(const std::vector<NetworkSample>& samples, int ranks) {
-  const bool at_ranks = std::any_of(samples.begin(), samples.end(),
-                                    [&](const NetworkSample& s) { return s.ranks == ranks; });
-  std::vector<Observation> obs;
-  for (const NetworkSample& s : samples)
-    if (s.seconds > 0 && (!at_ranks || s.ranks == ranks))
-      obs.push_back({counts_of(s.messages, s.bytes, s.node_bytes, s.hops), s.seconds});
-  if (obs.empty())
-    fail_everywhere(
-        "no calibration for the neighbour collectives: run `graphcomm advise --calibrate "
-        "--kernel nbr` at the rank count to advise for");
-  const Coefficients k = fit(obs);
-  NetworkCosts c;
-  c.per_message = k.cost[0];
-  c.per_byte = k.cost[1];
-  c.per_node_byte = k.cost[2];
-  c.per_hop = k.cost[3];
-  c.samples = k.samples;
-  c.ranks = at_ranks ? ranks : 0;
-  c.median_error = k.median_error;
-  c.max_error = k.max_error;
-  return c;
-}
 
 std::vector<NetworkSample> measure_network(const Comm& comm, int repeats) {
   const int p = comm.size(), me = comm.rank();
@@ -119,9 +56,10 @@ std::vector<NetworkSample> measure_network(const Comm& comm, int repeats) {
       s.block = block;
       s.messages = 2.0 * degree;
       s.bytes = 2.0 * degree * static_cast<double>(block);
-      s.node_bytes = busiest_node(
-          comm, node_of,
-          nbr::direct_counts({sources, destinations}, block, me, node_of).bytes_sent_off_node);
+      s.node_bytes =
+          global_counts(comm, node_of, "direct",
+                        nbr::direct_counts({sources, destinations}, block, me, node_of), 0)
+              .node_bytes;
       s.seconds = seconds[seconds.size() / 2];
       out.push_back(s);
       Progress::say(comm, "calibrating: allgather over {} neighbours, {} B: {:.3f} us", degree,
@@ -148,13 +86,13 @@ std::vector<NbrAdvice> advise_nbr(const Comm& comm, const std::vector<int>& sour
   for (std::uint64_t block : query.blocks) {
     NbrAdvice a;
     a.block = block;
-    a.ranked.push_back(
-        global(comm, node_of, "direct", nbr::direct_counts(t, block, comm.rank(), node_of), 0));
+    a.ranked.push_back(global_counts(comm, node_of, "direct",
+                                     nbr::direct_counts(t, block, comm.rank(), node_of), 0));
     for (const auto& [name, plan] : plans) {
       NbrConfiguration c =
-          global(comm, node_of, name,
-                 nbr::plan_counts(plan, comm.rank(), query.collective, block, node_of),
-                 plan.figures.groups);
+          global_counts(comm, node_of, name,
+                        nbr::plan_counts(plan, comm.rank(), query.collective, block, node_of),
+                        plan.figures.groups);
       if (c.groups > 0) a.ranked.push_back(c);  // else its calls are the direct ones
     }
     for (NbrConfiguration& c : a.ranked) c.seconds = predict_seconds(costs, c);

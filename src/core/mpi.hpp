@@ -35,6 +35,7 @@ class Comm {
   static Comm world() { return Comm(MPI_COMM_WORLD, false); }
   static Comm self() { return Comm(MPI_COMM_SELF, false); }
   static Comm adopt(MPI_Comm handle) { return Comm(handle, true); }
+  static Comm borrow(MPI_Comm handle) { return Comm(handle, false); }  // its owner frees it
   Comm(Comm&& other) noexcept { *this = std::move(other); }
   Comm& operator=(Comm&& other) noexcept;
   Comm(const Comm&) = delete;
