@@ -201,11 +201,28 @@ std::unique_ptr<Choice> make_choice(MPI_Comm comm, const Collectives& collective
   return choice;
 }
 
+std::uint64_t bytes_of(int count, MPI_Datatype type) {
+  int size = 0;
+  PMPI_Type_size(type, &size);
+  return static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size);
+}
+
+// A v form's block on this rank: the mean over its destinations.
+std::uint64_t mean_block(MPI_Comm comm, const int counts[], MPI_Datatype type) {
+  int in = 0, out = 0, weighted = 0;
+  PMPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted);
+  std::uint64_t total = 0;
+  for (int i = 0; i < out; ++i) total += bytes_of(counts[i], type);
+  return out > 0 ? total / static_cast<std::uint64_t>(out) : 0;
+}
+
 // The plan of `comm` (built on first use), or null: off, inside our own
 // calls, not a distributed graph, or the library's own call serves, or
-// (auto) the library's own call is predicted faster for this call's
-// `block` bytes (the v forms: this rank's mean block).
-Collectives* plan_for(MPI_Comm comm, Kind kind, std::uint64_t block) {
+// (auto) the library's own call is predicted faster for this call's block
+// of block_of() bytes (the v forms: this rank's mean block), asked only
+// when auto decides.
+template <class BlockOf>
+Collectives* plan_for(MPI_Comm comm, Kind kind, BlockOf block_of) {
   if (inside || settings().off) return nullptr;
   int topology = MPI_UNDEFINED;
   PMPI_Topo_test(comm, &topology);
@@ -237,11 +254,12 @@ Collectives* plan_for(MPI_Comm comm, Kind kind, std::uint64_t block) {
   if (c->choice) {
     bool combine = false;
     if (kind == kAllgather || kind == kAlltoall) {
-      combine = c->choice->combine(kind, block);
+      combine = c->choice->combine(kind, block_of());
     } else {
       int& decided = c->choice->decided[kind == kAllgatherv ? 0 : 1];
       if (decided < 0) {
         Inside guard;
+        const std::uint64_t block = block_of();
         std::uint64_t largest = 0;
         PMPI_Allreduce(&block, &largest, 1, MPI_UINT64_T, MPI_MAX, comm);
         decided = c->choice->combine(kind, largest) ? 1 : 0;
@@ -255,21 +273,6 @@ Collectives* plan_for(MPI_Comm comm, Kind kind, std::uint64_t block) {
   }
   ++c->calls;
   return c->collectives.get();
-}
-
-std::uint64_t bytes_of(int count, MPI_Datatype type) {
-  int size = 0;
-  PMPI_Type_size(type, &size);
-  return static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size);
-}
-
-// A v form's block on this rank: the mean over its destinations.
-std::uint64_t mean_block(MPI_Comm comm, const int counts[], MPI_Datatype type) {
-  int in = 0, out = 0, weighted = 0;
-  PMPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted);
-  std::uint64_t total = 0;
-  for (int i = 0; i < out; ++i) total += bytes_of(counts[i], type);
-  return out > 0 ? total / static_cast<std::uint64_t>(out) : 0;
 }
 
 // A nonblocking call done at once: a request that is already complete.
@@ -294,7 +297,7 @@ extern "C" {
 
 int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  Collectives* c = plan_for(comm, kAllgather, bytes_of(sendcount, sendtype));
+  Collectives* c = plan_for(comm, kAllgather, [&] { return bytes_of(sendcount, sendtype); });
   if (!c)
     return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                    comm);
@@ -306,7 +309,7 @@ int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype send
 int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                             void* recvbuf, const int recvcounts[], const int displs[],
                             MPI_Datatype recvtype, MPI_Comm comm) {
-  Collectives* c = plan_for(comm, kAllgatherv, bytes_of(sendcount, sendtype));
+  Collectives* c = plan_for(comm, kAllgatherv, [&] { return bytes_of(sendcount, sendtype); });
   if (!c)
     return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                     recvtype, comm);
@@ -317,7 +320,7 @@ int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sen
 
 int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  Collectives* c = plan_for(comm, kAlltoall, bytes_of(sendcount, sendtype));
+  Collectives* c = plan_for(comm, kAlltoall, [&] { return bytes_of(sendcount, sendtype); });
   if (!c)
     return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   Inside guard;
@@ -328,7 +331,8 @@ int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendt
 int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                            MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  Collectives* c = plan_for(comm, kAlltoallv, mean_block(comm, sendcounts, sendtype));
+  Collectives* c =
+      plan_for(comm, kAlltoallv, [&] { return mean_block(comm, sendcounts, sendtype); });
   if (!c)
     return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                                    rdispls, recvtype, comm);
@@ -340,7 +344,7 @@ int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const in
 int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                             void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                             MPI_Request* request) {
-  Collectives* c = plan_for(comm, kAllgather, bytes_of(sendcount, sendtype));
+  Collectives* c = plan_for(comm, kAllgather, [&] { return bytes_of(sendcount, sendtype); });
   if (!c)
     return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                     comm, request);
@@ -352,7 +356,7 @@ int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sen
 int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                              void* recvbuf, const int recvcounts[], const int displs[],
                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  Collectives* c = plan_for(comm, kAllgatherv, bytes_of(sendcount, sendtype));
+  Collectives* c = plan_for(comm, kAllgatherv, [&] { return bytes_of(sendcount, sendtype); });
   if (!c)
     return PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                      recvtype, comm, request);
@@ -364,7 +368,7 @@ int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
 int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                            MPI_Request* request) {
-  Collectives* c = plan_for(comm, kAlltoall, bytes_of(sendcount, sendtype));
+  Collectives* c = plan_for(comm, kAlltoall, [&] { return bytes_of(sendcount, sendtype); });
   if (!c)
     return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                                    request);
@@ -377,7 +381,8 @@ int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const i
                             MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                             MPI_Request* request) {
-  Collectives* c = plan_for(comm, kAlltoallv, mean_block(comm, sendcounts, sendtype));
+  Collectives* c =
+      plan_for(comm, kAlltoallv, [&] { return mean_block(comm, sendcounts, sendtype); });
   if (!c)
     return PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                                     rdispls, recvtype, comm, request);
