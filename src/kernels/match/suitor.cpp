@@ -48,7 +48,10 @@
 // Speed at one rank: rows are never sorted (the scan reads a row's weights in
 // order, a target's suitor only for a weight above the best so far); a
 // vertex's suitor and its weight share a cache line, in memory advised to be
-// huge pages; the EdgeKey's pair hash is computed only on equal weights.
+// huge pages; the EdgeKey's pair hash is computed only on equal weights; a
+// displaced suitor proposes again from a queue rather than at once, so that
+// its suitor, proposal and row can be prefetched (the paper's threads likewise
+// take displaced vertices in any order).
 #include <algorithm>
 #include <bit>
 #include <limits>
@@ -101,7 +104,8 @@ class DistributedSuitor {
 
   // Round 0: every owned vertex proposes (its displaced suitors in turn).
   void propose_all() {
-    for (; next_ < owned_; ++next_) propose(next_);
+    constexpr lid_t kBatch = 4096;
+    while (next_ < owned_) propose_up_to(std::min(owned_, next_ + kBatch));
   }
 
   // Part of round 0: the next owned vertices propose until `deadline` (the
@@ -109,8 +113,7 @@ class DistributedSuitor {
   void propose_until(double deadline) {
     constexpr lid_t kSliceCheck = 64;
     while (next_ < owned_) {
-      const lid_t end = std::min(owned_, next_ + kSliceCheck);
-      for (; next_ < end; ++next_) propose(next_);
+      propose_up_to(std::min(owned_, next_ + kSliceCheck));
       if (MPI_Wtime() >= deadline) return;
     }
   }
@@ -142,6 +145,7 @@ class DistributedSuitor {
         refused(v, ghost, w);
     }
     inbox_.clear();
+    drain();
   }
 
   // A message's receiving vertex (a local id here), and its sender's global id.
@@ -162,14 +166,10 @@ class DistributedSuitor {
     const lid_t v = receiver_of(m);
     if (v >= owned_) return;
     ghost_index_.prefetch(entry.first, sender_of(entry.first, m), stage);
-    if (stage == 0) {
-      __builtin_prefetch(&suitor_[v]);
-      __builtin_prefetch(&proposal_[v]);
-      __builtin_prefetch(offsets_ + v);
-    } else if (m.first >> kKindShift != PROPOSE) {
-      __builtin_prefetch(weights_ + offsets_[v]);
-      __builtin_prefetch(targets_ + offsets_[v]);
-    }
+    if (stage == 0)
+      prefetch_vertex(v);
+    else if (m.first >> kKindShift != PROPOSE)
+      prefetch_row(v);
   }
 
   // Counting sort of the inbox by receiving vertex, in blocks of 2^kBlockBits
@@ -220,31 +220,59 @@ class DistributedSuitor {
            (w == s.weight && (s.vertex == kNone || tie_precedes(x, u, s.vertex, w)));
   }
 
+  // Owned vertices next_ .. end - 1 propose, then the suitors they displace.
+  void propose_up_to(lid_t end) {
+    for (; next_ < end; ++next_) propose(next_);
+    drain();
+  }
+
   // u's next proposal: the heaviest neighbour x with
   //   key(u, suitor(u)) < key(u, x) < key(u, last target)  and  x takes u,
-  // else u's own suitor (which always takes u), else nobody. A displaced
-  // suitor proposes in turn, until the chain ends or reaches a ghost.
+  // else u's own suitor (which always takes u), else nobody. An owned suitor
+  // it displaces waits in displaced_ to propose in turn (drain()).
   void propose(lid_t u) {
-    while (u != kNone) {
-      lid_t best = suitor_[u].vertex;
-      weight_t best_w = suitor_[u].weight;
-      // A first proposal has no upper bound: a scan without that test.
-      if (proposal_[u].target == kNone)
-        scan<false>(u, best, best_w);
-      else
-        scan<true>(u, best, best_w);
-      if (best == kNone) return;  // u proposes to nobody (for now)
-      proposal_[u] = Proposal{best_w, best};
-      standing_[u] = 1;
-      if (best >= owned_) {
-        push(best, u, PROPOSE, best_w);
-        // Once this proposal arrives, best's suitor weighs at least best_w
-        // for good: a lighter proposal from here would be refused.
-        raise_bound(best, best_w);
-        return;
-      }
-      u = take(best, u, best_w);
+    lid_t best = suitor_[u].vertex;
+    weight_t best_w = suitor_[u].weight;
+    // A first proposal has no upper bound: a scan without that test.
+    if (proposal_[u].target == kNone)
+      scan<false>(u, best, best_w);
+    else
+      scan<true>(u, best, best_w);
+    if (best == kNone) return;  // u proposes to nobody (for now)
+    proposal_[u] = Proposal{best_w, best};
+    standing_[u] = 1;
+    if (best >= owned_) {
+      push(best, u, PROPOSE, best_w);
+      // Once this proposal arrives, best's suitor weighs at least best_w
+      // for good: a lighter proposal from here would be refused.
+      raise_bound(best, best_w);
+      return;
     }
+    if (const lid_t d = take(best, u, best_w); d != kNone) displaced_.push_back(d);
+  }
+
+  // The displaced suitors propose again, and those they displace in turn.
+  // Any order gives the same matching (the paper's Theorem 1 holds for any
+  // interleaving); taking them from a queue rather than following each chain
+  // lets the suitor, offsets and row of the ones ahead be prefetched, where a
+  // chain waits on one cache miss after another.
+  void drain() {
+    for (std::size_t i = 0; i < displaced_.size(); ++i) {
+      if (i + kAhead < displaced_.size()) prefetch_vertex(displaced_[i + kAhead]);
+      if (i + kAhead / 2 < displaced_.size()) prefetch_row(displaced_[i + kAhead / 2]);
+      propose(displaced_[i]);
+    }
+    displaced_.clear();
+  }
+
+  void prefetch_vertex(lid_t u) const {
+    __builtin_prefetch(&suitor_[u]);
+    __builtin_prefetch(&proposal_[u]);
+    __builtin_prefetch(offsets_ + u);
+  }
+  void prefetch_row(lid_t u) const {
+    __builtin_prefetch(weights_ + offsets_[u]);
+    __builtin_prefetch(targets_ + offsets_[u]);
   }
 
   // The scan of u's row for propose(), from (best, best_w) = u's suitor.
@@ -288,7 +316,7 @@ class DistributedSuitor {
       push(ghost, v, REJECT, suitor_[v].weight);
       return;
     }
-    propose(take(v, ghost, w));
+    if (const lid_t d = take(v, ghost, w); d != kNone) displaced_.push_back(d);
   }
 
   // REJECT or DISPLACED(ghost -> u): u's proposal to ghost no longer stands;
@@ -337,6 +365,7 @@ class DistributedSuitor {
   std::vector<Suitor> suitor_;          // per owned vertex and ghost (ghosts: none, for good)
   std::vector<Proposal> proposal_;      // per owned vertex: its last proposal
   std::vector<std::uint8_t> standing_;  //   and whether it stands
+  std::vector<lid_t> displaced_;        // owned vertices displaced, to propose again
   std::vector<std::pair<int, Message>> inbox_, sorted_inbox_;
   std::vector<std::size_t> count_;
   std::uint64_t pushed_ = 0;
