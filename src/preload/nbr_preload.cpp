@@ -28,7 +28,8 @@
 //   GRAPHCOMM_NBR_REPORT=1         each rank prints, when a communicator's
 //                                  plan is freed or at MPI_Finalize, the calls
 //                                  it combined and the messages it sent
-//                                  against the library's schedule; with auto,
+//                                  against the library's schedule (rank 0
+//                                  alone, at once, where no group forms); with auto,
 //                                  rank 0 prints at the plan's making for
 //                                  which block sizes it combines, and why
 // The nonblocking forms run the combined schedule at once and return a
@@ -238,9 +239,15 @@ Collectives* plan_for(MPI_Comm comm, Kind kind, BlockOf block_of) {
         gc::fail_everywhere(
             fmt::format("GRAPHCOMM_NBR_COMBINE={}: always or auto", settings().combine));
       c->collectives = std::make_unique<Collectives>(comm, settings().options);
-      if (c->collectives->library_serves())
+      if (c->collectives->library_serves()) {
+        const gc::Comm graph = gc::Comm::borrow(comm);
+        if (settings().report && graph.rank() == 0)
+          std::fprintf(stderr,
+                       "graphcomm-nbr: no group forms on this communicator (%d ranks): its calls "
+                       "are the library's own\n",
+                       graph.size());
         c->collectives.reset();  // the same everywhere
-      else if (settings().automatic)
+      } else if (settings().automatic)
         c->choice = make_choice(comm, *c->collectives);
     } catch (const gc::Error& e) {
       abort_with(comm, e.what());

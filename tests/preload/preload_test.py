@@ -5,7 +5,9 @@ send fewer messages per call (the library reports what it combined). With
 GRAPHCOMM_NBR_COMBINE=auto, over two made-up calibrations: where messages
 cost and bytes do not, every call is combined; where the second hop costs,
 none is (the results still the same); without a calibration, or with a bad
-setting, one error line and a non-zero exit.
+setting, one error line and a non-zero exit. Where no group can form (a
+threshold above any rank's neighbours), rank 0 says so in one line and the
+results are the same.
 
     preload_test.py --program P --library L --ranks N -- LAUNCHER...
 """
@@ -31,6 +33,20 @@ def run(launcher, ranks, program, settings, fails=False):
     if proc.returncode != 0:
         sys.exit(f"FAIL: {program} exited {proc.returncode}\n{proc.stderr[-3000:]}")
     return proc.stdout, proc.stderr
+
+NO_GROUP = re.compile(r"graphcomm-nbr: no group forms on this communicator \((\d+) ranks\): its "
+                      r"calls are the library's own")
+
+
+def check_no_group(args, plain):
+    out, report = run(args.launcher, args.ranks, args.program,
+                      {"LD_PRELOAD": args.library, "GRAPHCOMM_NBR_REPORT": "1",
+                       "GRAPHCOMM_NBR_THETA": "1000"})
+    if out != plain:
+        sys.exit(f"FAIL: no group: results differ\nwithout: {plain}\nwith:    {out}")
+    said = NO_GROUP.findall(report)
+    if said != [str(args.ranks)] or REPORT.search(report):
+        sys.exit(f"FAIL: no group: expected rank 0's one line saying so, got\n{report[-3000:]}")
 
 
 def calibration(path, ranks, per_message, per_byte, per_hop):
@@ -98,6 +114,9 @@ def main():
     if not plain.startswith("checksums:") or plain != preloaded:
         sys.exit(f"FAIL: results differ\nwithout: {plain}\nwith:    {preloaded}")
     lines = REPORT.findall(report)
+    if NO_GROUP.search(report):
+        sys.exit(f"FAIL: no group forms at {args.ranks} ranks: the program's topology gives every "
+                 f"rank a group of k = 2 at 8 ranks (what ctest runs), not at every count")
     if len(lines) != args.ranks:
         sys.exit(f"FAIL: expected a report from each of {args.ranks} ranks, got {len(lines)}\n"
                  f"{report[-3000:]}")
@@ -110,6 +129,7 @@ def main():
     if not ours < library:
         sys.exit(f"FAIL: {ours} messages per call over all ranks, not fewer than {library}")
     print(f"OK: same results; {ours} messages per call over all ranks instead of {library}")
+    check_no_group(args, plain)
     with tempfile.TemporaryDirectory() as directory:
         check_auto(args, plain, Path(directory))
 
