@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <random>
 
@@ -332,6 +334,40 @@ TEST(Match, RandomGraphsWithTiesEqualSerialGreedy) {
         if (algorithm == "suitor") expect_suitor_traffic(g, r, what + " over " + model);
       }
   }
+}
+
+// Suitor compares a byte per suitor (its weight's level, steps chosen from a
+// sample of the weights) before the weights, where a rank's suitors take
+// more than 4 MiB (over 262,144 owned and ghost vertices: so 1.1M vertices
+// here, their edges among 6,000 of them spread over every rank). Weights the
+// sample misses (more than 2^16 directed edges a rank: it takes every few),
+// weights one ulp apart, denormals and zeros beside ordinary ones; weights up
+// to 8e300; a graph whose sample sees one weight only: the levels must never
+// decide a comparison the weights decide otherwise.
+TEST(Match, SuitorLevelsNeverDecideAgainstTheWeights) {
+  const vid_t n = 1100000, active = 6000;
+  std::mt19937_64 rng(11);  // the same on every rank; only rank 0's edges count
+  const auto vertex = [&] {
+    const vid_t a = rng() % 7 == 0 ? rng() % 20 : rng() % active;  // some hubs
+    return a * (n / active);
+  };
+  std::vector<Edge> mixed, huge, nearly_equal;
+  for (std::uint64_t i = 0; i < 100000; ++i) {
+    const vid_t u = vertex(), v = vertex();
+    const std::uint64_t k = rng() % 9;
+    double w = static_cast<double>(rng() % 1000000 + 1) * 1e-6;             // (0, 1]
+    if (i % 6 == 0) w = std::nextafter(0.5, 0.5 + static_cast<double>(k));  // 0.5 and one ulp up
+    if (i % 6 == 1) w = std::numeric_limits<double>::denorm_min() * static_cast<double>(k);
+    if (i % 6 == 2) w = 0;
+    // A few hundred heavier than the rest, mostly unsampled: past the steps.
+    if (i % 331 == 0) w = 1 + static_cast<double>(rng() % 1000) * 0.01;
+    mixed.push_back(Edge{u, v, w});
+    huge.push_back(Edge{u, v, i % 3 == 0 ? 1e300 * static_cast<double>(k) : w});
+    nearly_equal.push_back(Edge{u, v, i % 5000 == 4999 ? 2.0 : 1.0});
+  }
+  expect_greedy_everywhere(from_rank0(n, mixed), "mixed extreme weights", {"ncl", "nsr"});
+  expect_greedy_everywhere(from_rank0(n, huge), "weights up to 8e300", {"ncl"});
+  expect_greedy_everywhere(from_rank0(n, nearly_equal), "all weights 1 but a few", {"ncl"});
 }
 
 TEST(Match, PathAtTwoRanksIsNotCutShort) {
