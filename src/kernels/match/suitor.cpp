@@ -282,8 +282,9 @@ class DistributedSuitor {
     __builtin_prefetch(targets_ + offsets_[u]);
   }
 
-  // A suitor weight's level: 0 for none (-inf), else 1 + its place among
-  // kLevels - 1 equal steps between two weights of the graph (clamped).
+  // A suitor weight's level: 0 for none (-inf), else 1 to kLevels - 1: its
+  // place among kLevels - 2 equal steps between two weights of the graph
+  // (clamped at both ends).
   // Every operation here is monotone, so a lower level means a lower weight,
   // whatever the steps: the scan compares levels, and weights only on equal
   // levels, so the choice of the steps changes the speed, never the result.
