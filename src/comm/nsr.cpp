@@ -7,7 +7,9 @@
 // a ring of as many messages (a slot is reused only once its send completed);
 // messages pushed beyond that wait, by value, in per-neighbour queues
 // (chunked: memory follows the backlog), issued round-robin. The counts, the
-// tags of each phase and what arrives early: phase_ledger.hpp.
+// tags of each phase and what arrives early: phase_ledger.hpp. Under SMPI a
+// rank with nothing left to send waits for its next arrival in MPI_Wait
+// instead of polling (flavour::waiting_ranks_poll).
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -15,6 +17,7 @@
 #include "comm/chunk_fifo.hpp"
 #include "comm/exchange.hpp"
 #include "comm/phase_ledger.hpp"
+#include "core/flavour.hpp"
 #include "core/wait.hpp"
 
 namespace gc {
@@ -28,7 +31,7 @@ class NsrExchange final : public Exchange {
     const size_t k = neighborhood_.ranks.size();
     ring_.resize(kMaxInFlight);
     queued_.resize(k);
-    done_counts_.assign(k, 0);
+    done_counts_.assign(k, Message{});
   }
 
   const char* name() const override { return "nsr"; }
@@ -86,43 +89,46 @@ class NsrExchange final : public Exchange {
   void process(const std::function<void(int, const Message&)>& handle) override {
     // What arrived early, during the previous phase, comes first.
     ledger_.replay_early(handle);
+    if (arrived_) {
+      arrived_ = false;
+      deliver(arrived_status_, arrived_message_, handle);
+    }
     while (true) {
       int flag = 0;
       MPI_Status status;
       MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, ledger_.comm(), &flag, &status);
       if (!flag) return;
-      const int index = ledger_.sender_index(status, "nsr");
-      const size_t i = static_cast<size_t>(index);
-      const int tag = status.MPI_TAG;
-      if (PhaseLedger::is_data(tag)) {
-        Message message;
-        MPI_Recv(&message, 1, record_type<Message>(), status.MPI_SOURCE, tag, ledger_.comm(),
-                 MPI_STATUS_IGNORE);
-        if (ledger_.is_current(tag)) {
-          ledger_.count_received(i, 1);
-          handle(index, message);
-        } else {
-          ledger_.keep_for_next_phase(index, message);
-        }
-      } else {
-        std::uint64_t announced = 0;
-        MPI_Recv(&announced, 1, MPI_UINT64_T, status.MPI_SOURCE, tag, ledger_.comm(),
-                 MPI_STATUS_IGNORE);
-        ledger_.record_done(i, tag, announced);
-      }
+      Message message;
+      MPI_Recv(&message, 1, record_type<Message>(), status.MPI_SOURCE, status.MPI_TAG,
+               ledger_.comm(), MPI_STATUS_IGNORE);
+      deliver(status, message, handle);
     }
   }
 
   bool done(bool locally_settled) override {
     if (locally_settled && !ledger_.done_sent())
       ledger_.announce([&](size_t i, std::uint64_t sent) {
-        done_counts_[i] = sent;
+        // A DONE is one Message (the count first), like the data, so that
+        // a receive posted for any message matches it.
+        done_counts_[i] = Message{sent, 0};
         MPI_Request request;
-        MPI_Isend(&done_counts_[i], 1, MPI_UINT64_T, neighborhood_.ranks[i], ledger_.done_tag(),
-                  ledger_.comm(), &request);
+        MPI_Isend(&done_counts_[i], 1, record_type<Message>(), neighborhood_.ranks[i],
+                  ledger_.done_tag(), ledger_.comm(), &request);
         requests_.push_back(request);
       });
-    if (!ledger_.done_sent() || queued_total_ > 0 || !ledger_.all_arrived()) return false;
+    if (!ledger_.done_sent() || queued_total_ > 0) return false;
+    if (!ledger_.all_arrived()) {
+      // Nothing left to send: only arrivals are awaited, and one is on its
+      // way (flavour::waiting_ranks_poll); the next process() delivers it.
+      if constexpr (!flavour::waiting_ranks_poll) {
+        MPI_Request request;
+        MPI_Irecv(&arrived_message_, 1, record_type<Message>(), MPI_ANY_SOURCE, MPI_ANY_TAG,
+                  ledger_.comm(), &request);
+        MPI_Wait(&request, &arrived_status_);
+        arrived_ = true;
+      }
+      return false;
+    }
     // Everything addressed to me arrived; wait for my own sends to complete
     // (their receivers are draining them).
     wait_all(static_cast<int>(requests_.size() - head_), requests_.data() + head_);
@@ -134,7 +140,26 @@ class NsrExchange final : public Exchange {
 
  private:
   PhaseLedger ledger_;
-  std::vector<std::uint64_t> done_counts_;  // what the DONE sends send
+  std::vector<Message> done_counts_;  // what the DONE sends send
+  bool arrived_ = false;              // done() received a message: it is here
+  MPI_Status arrived_status_{};
+  Message arrived_message_{};
+
+  // One received message (data or a DONE count) to its place.
+  void deliver(const MPI_Status& status, const Message& message,
+               const std::function<void(int, const Message&)>& handle) {
+    const int index = ledger_.sender_index(status, "nsr");
+    const size_t i = static_cast<size_t>(index);
+    const int tag = status.MPI_TAG;
+    if (!PhaseLedger::is_data(tag)) {
+      ledger_.record_done(i, tag, message.first);
+    } else if (ledger_.is_current(tag)) {
+      ledger_.count_received(i, 1);
+      handle(index, message);
+    } else {
+      ledger_.keep_for_next_phase(index, message);
+    }
+  }
   std::vector<MPI_Request> requests_;
   size_t head_ = 0;  // requests_[0, head_) have completed
 

@@ -64,11 +64,11 @@ inline constexpr bool library_exscan_is_logarithmic = !simulated;
 // A rank with nothing left to send that waits for arrivals polls for them
 // (MPI_Test), each failed poll cheap for the library. Under SMPI each is a
 // step of the simulator charged a small fixed simulated time
-// (scripts/simulate), so a long wait is many steps of wall time. nsr-agg
-// waits in MPI_Wait on its oldest posted receive in that state there, which
-// SMPI simulates as one event (measured: docs/simulation.md). nsr keeps
-// polling: its MPI_Iprobe has no blocking form there (SMPI's MPI_Probe is
-// itself a loop of probes).
+// (scripts/simulate), so a long wait is many steps of wall time. In that
+// state nsr-agg waits in MPI_Wait on its oldest posted receive there, and nsr
+// in MPI_Wait on a receive from any source (SMPI's MPI_Probe, the blocking
+// form of nsr's MPI_Iprobe, is itself a loop of probes); SMPI simulates a
+// wait as one event (measured: docs/simulation.md).
 inline constexpr bool waiting_ranks_poll = !simulated;
 
 // An RMA operation costs the library the same however many ranks hold a lock
