@@ -53,14 +53,24 @@ class NsrExchange final : public Exchange {
       fail(fmt::format("internal: nsr capacity {} to rank {} exceeded", neighborhood_.capacity[i],
                        neighborhood_.ranks[i]));
     ledger_.count_sent(i);
-    queued_[i].push_back(message);
-    ++queued_total_;
     count(index, 1);
-    if (requests_.size() - head_ < kMaxInFlight) {
-      const double start = MPI_Wtime();
-      issue();
-      push_mpi_seconds_ += MPI_Wtime() - start;
+    if (requests_.size() - head_ >= kMaxInFlight) {
+      queued_[i].push_back(message);
+      ++queued_total_;
+      return;
     }
+    const double start = MPI_Wtime();
+    if (queued_total_ == 0) {
+      // No backlog: what issue() would send first is this message. Sent
+      // from here, a neighbour's queue holds memory only when it backs up
+      // (a chunk each, and a rank can have thousands of neighbours).
+      send(i, message);
+    } else {
+      queued_[i].push_back(message);
+      ++queued_total_;
+      issue();
+    }
+    push_mpi_seconds_ += MPI_Wtime() - start;
   }
 
   void evoke() override {
@@ -180,15 +190,21 @@ class NsrExchange final : public Exchange {
     while (queued_total_ > 0 && requests_.size() - head_ < kMaxInFlight)
       for (size_t i = 0; i < queued_.size() && requests_.size() - head_ < kMaxInFlight; ++i) {
         if (queued_[i].empty()) continue;
-        Message& slot = ring_[data_sends_++ % kMaxInFlight];
-        slot = queued_[i].front();
+        const Message message = queued_[i].front();
         queued_[i].pop_front();
         --queued_total_;
-        MPI_Request request;
-        MPI_Isend(&slot, 1, record_type<Message>(), neighborhood_.ranks[i], ledger_.data_tag(),
-                  ledger_.comm(), &request);
-        requests_.push_back(request);
+        send(i, message);
       }
+  }
+
+  // One MPI_Isend to neighbour i, from the ring's next slot.
+  void send(size_t i, const Message& message) {
+    Message& slot = ring_[data_sends_++ % kMaxInFlight];
+    slot = message;
+    MPI_Request request;
+    MPI_Isend(&slot, 1, record_type<Message>(), neighborhood_.ranks[i], ledger_.data_tag(),
+              ledger_.comm(), &request);
+    requests_.push_back(request);
   }
 };
 
