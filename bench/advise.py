@@ -61,6 +61,19 @@ DEFAULT_SPMM_INPUTS = ["rmat:13,ef=4", "er:32768,d=4", "grid:48", "sbm:32768",
 TARGET = lab.ADVICE_TARGET
 
 
+def one_per_run(advice, inp, ranks, roots):
+    """[match configs, bfs configs]: a run per model of what advise ranked
+    (matching: every algorithm in it), a run per algorithm/model for BFS."""
+    ranked = {a["kernel"]: [c["configuration"] for c in a["ranked"]] for a in advice["advice"]}
+    match = sorted({name.split("/")[1] for name in ranked["match"]})
+    bfs = []
+    for name in ranked["bfs"]:
+        algorithm, _, model = name.partition("/")
+        bfs.append(config("bfs", inp, model or None, ranks,
+                          {"roots": roots, "algorithm": algorithm}))
+    return [[config("match", inp, m, ranks, {"algorithm": "all"}) for m in match], bfs]
+
+
 def measured_times(docs, kernel):
     """{configuration: median seconds over the repetitions' documents}."""
     times = {}
@@ -102,6 +115,10 @@ def main():
                                       "platform (edr, ...)")
     p.add_argument("--binary", help="graphcomm to run (default: build/, or build-smpi/ with "
                                     "--platform)")
+    p.add_argument("--suite", help="name the lab suite (default: a new one per invocation); "
+                                   "the same command with the same name resumes it, running "
+                                   "only what it has not stored: for simulated ranks, whose "
+                                   "runs take hours")
     lab.add_store_option(p)
     args = p.parse_args()
     launcher = None
@@ -115,18 +132,32 @@ def main():
         sys.exit(f"bench: {args.calibration}: no calibration: run `scripts/gcrun -np P "
                  f"build/src/graphcomm advise --calibrate --calibration {args.calibration}` "
                  f"for each P of --ranks")
-    session = lab.Bench("advise", store=args.store, binary=args.binary, launcher=launcher)
+    # Simulated ranks: one run per model, in a suite that a later invocation
+    # resumes (--suite), since one input at 256 ranks takes hours.
+    session = lab.Bench("advise", store=args.store, binary=args.binary, launcher=launcher,
+                        timeout=lab.SIMULATED_TIMEOUT if args.platform else 3600,
+                        resume=args.suite)
     cases = []
     for inp in args.inputs:
         for ranks in args.ranks:
             kernels = ["match", "bfs"] + (["spmm"] if inp in args.spmm_inputs else [])
-            configs = [config("advise", inp, None, ranks,
-                              {"kernel": "all", "calibration": args.calibration}),
-                       config("match", inp, "all", ranks, {"algorithm": "all"}),
-                       config("bfs", inp, "all", ranks, {"roots": args.roots})]
-            if "spmm" in kernels:
-                configs.append(config("spmm", inp, "all", ranks, {"iters": 5}))
-            docs = [session.documents(rep, configs) for rep in range(args.repeat)]
+            advice_config = config("advise", inp, None, ranks,
+                                   {"kernel": "all", "calibration": args.calibration})
+            docs = []  # per repetition: [advice, match, bfs(, spmm)]
+            for rep in range(args.repeat):
+                advice = session.document(rep, advice_config)
+                configs = ([[config("match", inp, "all", ranks, {"algorithm": "all"})],
+                            [config("bfs", inp, "all", ranks, {"roots": args.roots})]]
+                           if not args.platform else one_per_run(advice, inp, ranks, args.roots))
+                if "spmm" in kernels:
+                    configs.append([config("spmm", inp, "all", ranks, {"iters": 5})])
+                flat = session.documents(rep, [c for kernel in configs for c in kernel])
+                merged, at = [advice], 0
+                for kernel in configs:
+                    merged.append({"runs": [r for d in flat[at:at + len(kernel)]
+                                            for r in d["runs"]]})
+                    at += len(kernel)
+                docs.append(merged)
             advice = {a["kernel"]: a for a in docs[0][0]["advice"]}
             for k, kernel in enumerate(kernels, start=1):
                 case = lab.judge_choice(advice[kernel],

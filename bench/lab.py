@@ -21,7 +21,7 @@ except ImportError:
     sys.exit("bench: graphcomm-lab's dependencies are missing: run scripts/setup-python")
 
 from graphcomm_lab.bench import Bench, BenchError, config  # noqa: E402,F401
-from graphcomm_lab.runner import DEFAULT_STORE  # noqa: E402
+from graphcomm_lab.runner import DEFAULT_STORE, SIMULATED_TIMEOUT  # noqa: E402,F401
 from graphcomm_lab.stats import (median, median_ratio, range_text, ratios,  # noqa: E402,F401
                                  spread, summary)
 from graphcomm_lab.store import StoreError  # noqa: E402

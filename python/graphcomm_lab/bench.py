@@ -7,7 +7,9 @@ codes between graphcomm's runs, interleaved within each repetition.
 Every invocation of a script is a suite of its own, `bench-SCRIPT@TIME`
 (`bench-SCRIPT/VARIANT@TIME` for another binary or launcher), so that a new
 invocation measures anew instead of resuming an old one, and the store keeps
-each (`graphcomm-lab show --suite NAME`)."""
+each (`graphcomm-lab show --suite NAME`). A script whose runs take hours
+(simulated ranks) may instead name the suite itself (`resume`), so that an
+invocation cut short is resumed by the next: runs stored are not run again."""
 import datetime
 from pathlib import Path
 
@@ -27,10 +29,11 @@ def config(kernel, input, model=None, ranks=1, options=None):
 
 
 class Bench:
-    def __init__(self, script, store=None, binary=None, launcher=None, timeout=3600):
+    def __init__(self, script, store=None, binary=None, launcher=None, timeout=3600,
+                 resume=None):
         self.script = script
         now = datetime.datetime.now(datetime.timezone.utc)
-        self.stamp = now.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+        self.stamp = resume or now.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
         self.store_path = Path(store or DEFAULT_STORE)
         self.store = Store(self.store_path)
         self.binary, self.launcher, self.timeout = binary, launcher, timeout

@@ -20,7 +20,8 @@ from pathlib import Path
 from .compare import CompareError, compare
 from .figures import STATS_HEAD, PlotError, flatten, options_text, stats_rows
 from .kernels import KERNELS
-from .runner import DEFAULT_STORE, ROOT, check_suite, run_suite
+from .runner import (DEFAULT_STORE, REAL_TIMEOUT, ROOT, SIMULATED_TIMEOUT, check_suite,
+                     run_suite)
 from .stats import median_text, range_text
 from .store import Store, StoreError
 from .suite import SuiteError, load_suite
@@ -48,7 +49,8 @@ def cmd_run(args):
     store = Store(args.store)
     try:
         ran, failed, skipped = run_suite(suite, store, binary=args.binary,
-                                         launcher=args.launcher, timeout=args.timeout,
+                                         launcher=args.launcher,
+                                         timeout=args.timeout or REAL_TIMEOUT,
                                          progress=not args.quiet)
     finally:
         store.close()
@@ -175,7 +177,9 @@ def cmd_reproduce(args):
                 if args.simulate:
                     prefix = launcher + list(claim.simulation.flags)
                 failed += run_suite(suite, store, binary=binary, launcher=prefix,
-                                    timeout=args.timeout, progress=not args.quiet)[1]
+                                    timeout=args.timeout or (SIMULATED_TIMEOUT if args.simulate
+                                                             else REAL_TIMEOUT),
+                                    progress=not args.quiet)[1]
             runs = store.runs(suite=suite.name) if suite is not None else []
             print(verdict_line(claim, runs, args.simulate), flush=True)
     finally:
@@ -190,7 +194,10 @@ def _run_options(p, store_help):
     p.add_argument("--store", default=str(DEFAULT_STORE), help=store_help)
     p.add_argument("--binary", help="graphcomm binary (default build/src/graphcomm)")
     p.add_argument("--launcher", help="MPI launcher (default scripts/gcrun)")
-    p.add_argument("--timeout", type=float, default=3600, help="seconds a run may take")
+    p.add_argument("--timeout", type=float,
+                   help=f"seconds a run may take (default {REAL_TIMEOUT:.0f}; with --simulate "
+                        f"{SIMULATED_TIMEOUT:.0f}: one simulated run at 1024 ranks may take "
+                        f"over an hour, docs/simulation.md)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
 

@@ -24,6 +24,9 @@ ROOT = Path(os.environ.get("GRAPHCOMM_ROOT", Path(__file__).resolve().parents[2]
 
 
 DEFAULT_STORE = ROOT / "results" / "lab.sqlite"
+# How long one run may take: an hour on real ranks; a simulated run at 1024
+# ranks can take longer than that (docs/simulation.md).
+REAL_TIMEOUT, SIMULATED_TIMEOUT = 3600, 8 * 3600
 
 
 def default_binary():

@@ -43,6 +43,24 @@ def test_one_repetition_at_a_time(fake, tmp_path):
     again.close()
 
 
+def test_named_suite_is_resumed(fake, tmp_path):
+    # Simulated runs take hours: an invocation cut short is resumed by the
+    # next one of the same name, which runs only what is not stored.
+    store = tmp_path / "lab.sqlite"
+    a, b = (config("match", "rmat:4", m, 2) for m in ("nsr", "ncl"))
+    first = Bench("advise", store=store, binary=fake["binary"], launcher=fake["launcher"],
+                  resume="edr")
+    first.documents(0, [a])
+    first.close()
+    again = Bench("advise", store=store, binary=fake["binary"], launcher=fake["launcher"],
+                  resume="edr")
+    assert again.suite_name() == first.suite_name() == "bench-advise@edr"
+    docs = again.documents(0, [a, b])
+    assert [d["runs"][0]["model"] for d in docs] == ["nsr", "ncl"]
+    assert models_called(fake["log"]) == ["nsr", "ncl"]
+    again.close()
+
+
 def test_failure_is_named(fake, tmp_path):
     bench = Bench("bfs", store=tmp_path / "lab.sqlite", binary=fake["binary"],
                   launcher=fake["launcher"])
