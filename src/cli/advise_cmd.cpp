@@ -142,14 +142,22 @@ void run_advise(const Comm& comm, const Invocation& inv, const AdviseOptions& o)
   if (o.calibrate) {
     advise::CalibrationOptions co;
     co.kernels = kernels;
-    co.inputs = o.calibration_inputs;
     co.repeats = o.repeats;
     co.seed = o.graph.seed;
-    const std::vector<advise::Sample> samples = advise::measure(comm, co);
-    advise::add_samples(comm, path, advise::default_calibration_name(o.platform), samples);
+    std::size_t added = 0;
+    // Stored input by input: a calibration cut short (hours on simulated
+    // ranks) keeps what it measured.
+    for (const std::string& input : o.calibration_inputs.empty()
+                                        ? advise::default_calibration_inputs()
+                                        : o.calibration_inputs) {
+      co.inputs = {input};
+      const std::vector<advise::Sample> samples = advise::measure(comm, co);
+      advise::add_samples(comm, path, advise::default_calibration_name(o.platform), samples);
+      added += samples.size();
+    }
     if (comm.rank() == 0)
-      std::printf("calibration: %zu samples at %d ranks added to %s\n\n", samples.size(),
-                  comm.size(), path.c_str());
+      std::printf("calibration: %zu samples at %d ranks added to %s\n\n", added, comm.size(),
+                  path.c_str());
   }
   const advise::Calibration c = advise::load_calibration(comm, path);
   if (o.graph.spec.empty()) {

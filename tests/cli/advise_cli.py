@@ -8,6 +8,7 @@ recount.py, with none of the project's code):
     BFS: every algorithm over every model, and replicated; SpMM: every
     gather method) and input at that
     rank count to one calibration file, keeping the samples of the others;
+    one cut short by a bad input keeps the inputs it finished;
   - `advise --graph FILE --ranks 7 --json` (computed at 1-4 ranks) reports the
     features of the file cut into 7 blocks as recount.py counts them (busiest
     part's edges and cut edges, the process graph's d_max and d_avg), the same
@@ -153,6 +154,16 @@ def main():
                     "--calibration-inputs", *CALIBRATION_INPUTS, "--repeats", "1"], ranks)
             done.append(ranks)
             check_calibration(cal, args.models, done)
+        # A calibration cut short keeps the inputs it finished: here the second
+        # input is refused after the first was measured.
+        cut = os.path.join(tmp, "cut-short.json")
+        run.refused(["advise", "-q", "--calibrate", "--calibration", cut, "--kernel", "bfs",
+                     "--calibration-inputs", CALIBRATION_INPUTS[0], "no-such-graph.mtx",
+                     "--repeats", "1"], r"no-such-graph\.mtx", ranks=2)
+        with open(cut) as f:
+            kept = {(s["input"], s["configuration"]) for s in json.load(f)["samples"]}
+        assert kept == {(CALIBRATION_INPUTS[0], c) for c in configurations("bfs", args.models)}, \
+            f"calibration cut short: kept {sorted(kept)}"
         for ranks in args.ranks:
             out = os.path.join(tmp, f"advise.np{ranks}.json")
             run.ok(["advise", "-q", "--graph", args.graph, "--kernel", "all", "--ranks",
