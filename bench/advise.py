@@ -135,7 +135,7 @@ def main():
     # Simulated ranks: one run per model, in a suite that a later invocation
     # resumes (--suite), since one input at 256 ranks takes hours.
     session = lab.Bench("advise", store=args.store, binary=args.binary, launcher=launcher,
-                        timeout=lab.SIMULATED_TIMEOUT if args.platform else 3600,
+                        timeout=lab.SIMULATED_TIMEOUT if args.platform else lab.REAL_TIMEOUT,
                         resume=args.suite)
     cases = []
     for inp in args.inputs:

@@ -21,7 +21,7 @@ except ImportError:
     sys.exit("bench: graphcomm-lab's dependencies are missing: run scripts/setup-python")
 
 from graphcomm_lab.bench import Bench, BenchError, config  # noqa: E402,F401
-from graphcomm_lab.runner import DEFAULT_STORE, SIMULATED_TIMEOUT  # noqa: E402,F401
+from graphcomm_lab.runner import DEFAULT_STORE, REAL_TIMEOUT, SIMULATED_TIMEOUT  # noqa: E402,F401
 from graphcomm_lab.stats import (median, median_ratio, range_text, ratios,  # noqa: E402,F401
                                  spread, summary)
 from graphcomm_lab.store import StoreError  # noqa: E402
@@ -37,7 +37,7 @@ def add_store_option(parser):
                              f"{DEFAULT_STORE}; a suite bench-SCRIPT@TIME per invocation)")
 
 
-def bench(script, args, binary, timeout=3600):
+def bench(script, args, binary, timeout=REAL_TIMEOUT):
     """The lab session of one invocation of a script; a graphcomm run longer
     than `timeout` seconds is killed (its whole process group) and stored as
     failed, "timed out after ... s"."""

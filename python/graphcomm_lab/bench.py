@@ -13,7 +13,7 @@ invocation cut short is resumed by the next: runs stored are not run again."""
 import datetime
 from pathlib import Path
 
-from .runner import DEFAULT_STORE, run_suite
+from .runner import DEFAULT_STORE, REAL_TIMEOUT, run_suite
 from .store import Store
 from .suite import Config, Suite
 
@@ -29,7 +29,7 @@ def config(kernel, input, model=None, ranks=1, options=None):
 
 
 class Bench:
-    def __init__(self, script, store=None, binary=None, launcher=None, timeout=3600,
+    def __init__(self, script, store=None, binary=None, launcher=None, timeout=REAL_TIMEOUT,
                  resume=None):
         self.script = script
         now = datetime.datetime.now(datetime.timezone.utc)

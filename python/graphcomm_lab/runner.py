@@ -220,7 +220,7 @@ def check_suite(suite, binary=None, launcher=None):
     return binary, launcher
 
 
-def run_suite(suite, store, *, binary=None, launcher=None, timeout=3600, progress=True,
+def run_suite(suite, store, *, binary=None, launcher=None, timeout=REAL_TIMEOUT, progress=True,
               repeats=None):
     """Returns (runs done now, failed now, skipped as stored). `repeats`: only
     these repetitions (0-based; default every one). Raises KeyboardInterrupt
