@@ -46,10 +46,13 @@ class NsrAggExchange final : public Exchange {
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (finalized) return;
+    // Completed by MPI_Wait, not freed: SMPI 3.32 leaves a cancelled and
+    // freed receive in the rank's mailbox, where every later message of the
+    // simulation walks past it (docs/simulation.md).
     for (MPI_Request& r : receive_requests_)
       if (r != MPI_REQUEST_NULL) {
         MPI_Cancel(&r);
-        MPI_Request_free(&r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
       }
     for (InFlight& f : in_flight_) MPI_Request_free(&f.request);
   }
