@@ -49,8 +49,9 @@ const std::vector<ExchangeModel>& exchange_model_table() {
        "counts (nsr.cpp)",
        Needs::mpi, make_nsr_exchange},
       {"nsr-agg",
-       "per-destination coalescing buffers sent with MPI_Isend when full or when the rank is "
-       "settled, receives kept posted: the Graph500 reference's mpi_simple design (nsr_agg.cpp)",
+       "per-destination coalescing buffers of 256 messages, sent by MPI_Issend (4 in flight at "
+       "most) when full or when they stop growing, receives kept posted: the Graph500 "
+       "reference's mpi_simple design (nsr_agg.cpp)",
        Needs::mpi, make_nsr_agg_exchange},
       {"rma",
        "MPI-3 passive target, one lock_all epoch, MPI_Put into per-neighbour window regions; "
