@@ -4,6 +4,8 @@
     graphcomm-lab show [--store FILE] [--suite NAME]
     graphcomm-lab stats [--store FILE] [--suite NAME]
     graphcomm-lab export [--store FILE] [--suite NAME] [--out FILE.csv]
+    graphcomm-lab save --out FILE.jsonl [--store FILE] [--suite NAME]
+    graphcomm-lab load FILE.jsonl ... [--store FILE]
     graphcomm-lab compare BY A B [--metric NAME] [--store FILE] [--suite NAME]
     graphcomm-lab plot KIND KERNEL --out BASE [--metric NAME] [--store FILE]
     graphcomm-lab report [--out FILE.html] [--store FILE] [--suite NAME]
@@ -14,6 +16,7 @@ Errors are one line on stderr, `graphcomm-lab: error: ...`, and exit code 2
 """
 import argparse
 import csv
+import json
 import sys
 from pathlib import Path
 
@@ -23,7 +26,7 @@ from .kernels import KERNELS
 from .runner import (DEFAULT_STORE, REAL_TIMEOUT, ROOT, SIMULATED_TIMEOUT, check_suite,
                      run_suite)
 from .stats import median_text, range_text
-from .store import Store, StoreError
+from .store import SAVED_COLUMNS, Store, StoreError
 from .suite import SuiteError, load_suite
 from .text import table
 
@@ -129,6 +132,49 @@ def cmd_export(args):
     return 0
 
 
+def cmd_save(args):
+    runs = sorted(_stored_runs(args), key=lambda r: (r["suite"], r["config_key"], r["repeat"]))
+    tmp = Path(args.out + ".tmp")
+    with open(tmp, "w") as out:  # renamed into place: no partial file
+        for run in runs:
+            out.write(json.dumps({k: v for k, v in run.items() if k != "id"}, sort_keys=True))
+            out.write("\n")
+    tmp.replace(args.out)
+    print(f"saved {len(runs)} run(s) to {args.out}")
+    return 0
+
+
+def _saved_runs(path):
+    """The runs of a file written by `save`, checked before any is stored."""
+    runs = []
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            try:
+                run = json.loads(line)
+                missing = [c for c in SAVED_COLUMNS if c not in run]
+            except json.JSONDecodeError:
+                missing = ["(not JSON)"]
+            if missing or not isinstance(run.get("options"), dict):
+                raise StoreError(f"{path}:{number}: not a run saved by graphcomm-lab save "
+                                 f"(missing: {', '.join(missing) or 'options'})")
+            runs.append(run)
+    return runs
+
+
+def cmd_load(args):
+    files = [(path, _saved_runs(path)) for path in args.files]  # all checked first
+    store = Store(args.store)
+    try:
+        for path, runs in files:
+            added = sum(store.merge(run) for run in runs)
+            print(f"{path}: {added} of {len(runs)} run(s) added to {args.store}"
+                  + (f" ({len(runs) - added} kept as the store had them)" if added < len(runs)
+                     else ""))
+    finally:
+        store.close()
+    return 0
+
+
 def cmd_compare(args):
     runs = _stored_runs(args, status="ok")
     print(compare(runs, args.by, args.a, args.b, args.metric))
@@ -222,6 +268,17 @@ def parser():
     e.add_argument("--suite", help=SUITE_HELP)
     e.add_argument("--out", help="CSV file (default: standard output)")
     e.set_defaults(func=cmd_export)
+    sv = sub.add_parser("save", help="every run, whole, as JSON lines (for `load` elsewhere: "
+                                     "simulated suites that take longer than one machine's life)")
+    sv.add_argument("--out", required=True, help="the file (JSON lines)")
+    sv.add_argument("--store", default=str(DEFAULT_STORE), help=store_help)
+    sv.add_argument("--suite", help=SUITE_HELP)
+    sv.set_defaults(func=cmd_save)
+    ld = sub.add_parser("load", help="add the runs of files written by `save` to the store "
+                                     "(an ok run stored here stays; `run` then resumes from them)")
+    ld.add_argument("files", nargs="+", help="files written by `graphcomm-lab save`")
+    ld.add_argument("--store", default=str(DEFAULT_STORE), help=store_help)
+    ld.set_defaults(func=cmd_load)
     c = sub.add_parser("compare", help="B against A as ratios of medians, with spreads")
     c.add_argument("by", help="what differs: git_commit (prefixes), model, ranks, input, "
                               "kernel or option.NAME")

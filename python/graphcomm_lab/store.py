@@ -33,6 +33,15 @@ CREATE TABLE IF NOT EXISTS runs (
 """
 
 
+# The columns of a run, in the table's order.
+_COLUMNS = ("id", "suite", "config_key", "repeat", "kernel", "input", "model", "ranks", "options",
+            "status", "error", "git_commit", "machine", "mpi_library", "started", "finished",
+            "wall_seconds", "result")
+
+# What `graphcomm-lab save` writes of each run: all but the row's id.
+SAVED_COLUMNS = _COLUMNS[1:]
+
+
 class StoreError(Exception):
     pass
 
@@ -100,6 +109,28 @@ class Store:
             d["result"] = None if d["result"] is None else json.loads(d["result"])
             out.append(d)
         return out
+
+    def merge(self, run):
+        """Adds one run as `runs()` gives it (from another store, through
+        `graphcomm-lab save` and `load`): a run at a place where this store has
+        none, or an ok run where it holds a failed one. An ok run stored here
+        stays. Returns whether the run was added."""
+        have = self.db.execute(
+            "SELECT status FROM runs WHERE suite = ? AND config_key = ? AND repeat = ?",
+            (run["suite"], run["config_key"], run["repeat"])).fetchone()
+        if have is not None and (have["status"] == "ok" or run["status"] != "ok"):
+            return False
+        columns = list(SAVED_COLUMNS)
+        values = [run[c] for c in columns]
+        for i, c in enumerate(columns):
+            if c in ("options", "machine"):
+                values[i] = json.dumps(values[i], sort_keys=True)
+            elif c == "result" and values[i] is not None:
+                values[i] = json.dumps(values[i])
+        with self.db:
+            self.db.execute(f"INSERT OR REPLACE INTO runs ({', '.join(columns)}) VALUES "
+                            f"({', '.join('?' * len(columns))})", values)
+        return True
 
     def suites(self):
         return [r[0] for r in self.db.execute("SELECT DISTINCT suite FROM runs ORDER BY suite")]

@@ -196,3 +196,54 @@ def test_timeout_kills_the_launchers_grandchildren(tmp_path):
     while running() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not running(), f"grandchild {grandchild} still runs"
+
+
+def lab(*args):
+    return subprocess.run(lab_command(*args), capture_output=True, text=True)
+
+
+def test_saved_runs_resume_in_another_store(write_suite, fake, tmp_path):
+    """A suite begun on one machine and finished on another: save, load, run."""
+    first, second = tmp_path / "first.sqlite", tmp_path / "second.sqlite"
+    suite = write_suite("""
+[[experiment]]
+kernel = "bfs"
+inputs = ["fail:1", "rmat:5", "rmat:6"]
+ranks = [1]
+""")
+    assert run_lab(suite, first, fake).returncode == 1  # fail:1 failed
+    saved = tmp_path / "runs.jsonl"
+    proc = lab("save", "--store", first, "--out", saved)
+    assert proc.returncode == 0 and "saved 3 run(s)" in proc.stdout, proc.stderr
+    proc = lab("load", saved, "--store", second)
+    assert proc.returncode == 0 and "3 of 3 run(s) added" in proc.stdout, proc.stderr
+    strip = lambda runs: sorted(({k: v for k, v in r.items() if k != "id"} for r in runs),
+                                key=lambda r: r["input"])
+    assert strip(Store(second).runs()) == strip(Store(first).runs())
+    # The second store resumes: only the failure runs again.
+    run_lab(suite, second, fake)
+    assert [c[c.index("--graph") + 1] for c in calls(fake["log"])] == [
+        "fail:1", "rmat:5", "rmat:6", "fail:1"]
+    # Loading again adds nothing: the store's ok runs stay, and so does its
+    # failure, which a loaded failure does not replace.
+    proc = lab("load", saved, "--store", second)
+    assert "0 of 3 run(s) added" in proc.stdout and "3 kept" in proc.stdout
+    # An ok run loaded where the store holds a failure replaces it.
+    runs = [json.loads(line) for line in saved.read_text().splitlines()]
+    for r in runs:
+        if r["input"] == "fail:1":
+            r.update(status="ok", error=None)
+    saved.write_text("".join(json.dumps(r) + "\n" for r in runs))
+    proc = lab("load", saved, "--store", second)
+    assert "1 of 3 run(s) added" in proc.stdout, proc.stdout
+    assert {r["input"]: r["status"] for r in Store(second).runs()}["fail:1"] == "ok"
+
+
+def test_load_refuses_what_save_did_not_write(tmp_path):
+    bad = tmp_path / "runs.jsonl"
+    bad.write_text('{"suite": "s"}\n')
+    store = tmp_path / "lab.sqlite"
+    proc = lab("load", bad, "--store", store)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(f"graphcomm-lab: error: {bad}:1: not a run saved by")
+    assert Store(store).runs() == []
