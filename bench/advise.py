@@ -31,7 +31,8 @@ Prints the cases and the summary; writes everything as JSON (--out).
 on that platform, the SMPI build): every time is then simulated, advise's and
 the kernels' alike, and the calibration is the platform's (made by
 `scripts/simulate -np P --platform NAME graphcomm advise --calibrate
---platform NAME` at a few rank counts); one repetition is enough, simulated
+--platform NAME` at a few rank counts; by default
+bench/simulated/calibration-NAME.json); one repetition is enough, simulated
 time being deterministic up to the computation SMPI measures.
 
 The calibration (graphcomm advise --calibrate at each rank count) must exist:
@@ -125,8 +126,8 @@ def main():
     if args.platform:
         args.binary = args.binary or os.path.join(ROOT, "build-smpi", "src", "graphcomm")
         launcher = [os.path.join(ROOT, "scripts", "simulate"), "--platform", args.platform]
-        if args.calibration == p.get_default("calibration"):
-            args.calibration = os.path.join(ROOT, "results", "advise",
+        if args.calibration == p.get_default("calibration"):  # the platform's, kept in git
+            args.calibration = os.path.join(ROOT, "bench", "simulated",
                                             f"calibration-{args.platform}.json")
     if not os.path.exists(args.calibration):
         sys.exit(f"bench: {args.calibration}: no calibration: run `scripts/gcrun -np P "
