@@ -51,7 +51,8 @@ const std::vector<ExchangeModel>& exchange_model_table() {
       {"nsr-agg",
        "per-destination coalescing buffers of 256 messages, sent by MPI_Issend (4 in flight at "
        "most) when full or when they stop growing, receives kept posted: the Graph500 "
-       "reference's mpi_simple design (nsr_agg.cpp)",
+       "reference's mpi_simple design (nsr_agg.cpp; under SMPI: MPI_Isend, and received when "
+       "MPI_Iprobe finds a packet, docs/simulation.md)",
        Needs::mpi, make_nsr_agg_exchange},
       {"rma",
        "MPI-3 passive target, one lock_all epoch, MPI_Put into per-neighbour window regions; "

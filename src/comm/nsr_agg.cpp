@@ -6,7 +6,9 @@
 // any source) and polled in the order they were posted. Termination per phase
 // as in nsr (phase_ledger.hpp): a settled rank flushes its buffers and tells
 // every neighbour how many messages it sent (DONE); packets of the next phase
-// that arrive early are kept for it.
+// that arrive early are kept for it. Under SMPI, whose MPI_Test keeps what it
+// completes (core/flavour.hpp), packets are sent by MPI_Isend and received as
+// MPI_Iprobe finds them, by MPI_Recv.
 #include <algorithm>
 #include <deque>
 
@@ -27,6 +29,8 @@ constexpr int kPostedReceives = 8;  // receives kept posted
 // in flight are enough on shared memory, and fewer cost less: each issue()
 // tests every send in flight.
 constexpr size_t kMaxInFlight = 4;
+// Receives kept posted and completed by MPI_Test; else received when probed.
+constexpr bool kPostsReceives = flavour::library_forgets_tested_requests;
 
 class NsrAggExchange final : public Exchange {
  public:
@@ -36,10 +40,12 @@ class NsrAggExchange final : public Exchange {
     open_.assign(k, kNone);
     size_at_evoke_.assign(k, 0);
     done_counts_.assign(k, Message{0, 0});
-    receive_buffers_.resize(kPostedReceives * kPacket);
-    receive_requests_.assign(kPostedReceives, MPI_REQUEST_NULL);
-    if (k > 0)
-      for (int r = 0; r < kPostedReceives; ++r) post_receive(r);
+    receive_buffers_.resize((kPostsReceives ? kPostedReceives : 1) * kPacket);
+    if constexpr (kPostsReceives) {
+      receive_requests_.assign(kPostedReceives, MPI_REQUEST_NULL);
+      if (k > 0)
+        for (int r = 0; r < kPostedReceives; ++r) post_receive(r);
+    }
   }
 
   ~NsrAggExchange() override {
@@ -104,11 +110,16 @@ class NsrAggExchange final : public Exchange {
     while (true) {
       int flag = arrived_ ? 1 : 0;
       MPI_Status status = arrived_status_;
-      if (!arrived_) MPI_Test(&receive_requests_[oldest_], &flag, &status);
+      if (!arrived_) {
+        if constexpr (kPostsReceives)
+          MPI_Test(&receive_requests_[oldest_], &flag, &status);
+        else
+          receive_probed(flag, status);
+      }
       arrived_ = false;
       if (!flag) return;
       const int r = oldest_;
-      oldest_ = (oldest_ + 1) % kPostedReceives;
+      if constexpr (kPostsReceives) oldest_ = (oldest_ + 1) % kPostedReceives;
       deliver(r, status, handle);
     }
   }
@@ -134,7 +145,11 @@ class NsrAggExchange final : public Exchange {
       // Nothing left to send: only arrivals are awaited, and one is on its
       // way; the next process() delivers it.
       if constexpr (!flavour::waiting_ranks_poll) {
-        MPI_Wait(&receive_requests_[oldest_], &arrived_status_);
+        if constexpr (kPostsReceives)
+          MPI_Wait(&receive_requests_[oldest_], &arrived_status_);
+        else
+          MPI_Recv(receive_buffers_.data(), static_cast<int>(kPacket), record_type<Message>(),
+                   MPI_ANY_SOURCE, MPI_ANY_TAG, ledger_.comm(), &arrived_status_);
         arrived_ = true;
       }
       return false;
@@ -201,15 +216,28 @@ class NsrAggExchange final : public Exchange {
       waiting_.pop_front();
       waiting_messages_ -= packets_[p].size;
       MPI_Request request;
-      MPI_Issend(packets_[p].data.data(), checked_count(packets_[p].size, "nsr-agg packet"),
-                 record_type<Message>(), neighborhood_.ranks[i], ledger_.data_tag(), ledger_.comm(),
-                 &request);
+      const int count = checked_count(packets_[p].size, "nsr-agg packet");
+      if constexpr (kPostsReceives)
+        MPI_Issend(packets_[p].data.data(), count, record_type<Message>(), neighborhood_.ranks[i],
+                   ledger_.data_tag(), ledger_.comm(), &request);
+      else
+        MPI_Isend(packets_[p].data.data(), count, record_type<Message>(), neighborhood_.ranks[i],
+                  ledger_.data_tag(), ledger_.comm(), &request);
       in_flight_.push_back({request, p});
       ++data_in_flight_;
     }
   }
 
+  // The next message, if one is there (into the one receive buffer).
+  void receive_probed(int& flag, MPI_Status& status) {
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, ledger_.comm(), &flag, &status);
+    if (flag)
+      MPI_Recv(receive_buffers_.data(), static_cast<int>(kPacket), record_type<Message>(),
+               status.MPI_SOURCE, status.MPI_TAG, ledger_.comm(), &status);
+  }
+
   void post_receive(int r) {
+    if constexpr (!kPostsReceives) return;
     MPI_Irecv(receive_buffers_.data() + static_cast<size_t>(r) * kPacket, static_cast<int>(kPacket),
               record_type<Message>(), MPI_ANY_SOURCE, MPI_ANY_TAG, ledger_.comm(),
               &receive_requests_[static_cast<size_t>(r)]);

@@ -71,6 +71,18 @@ inline constexpr bool library_exscan_is_logarithmic = !simulated;
 // wait as one event (measured: docs/simulation.md).
 inline constexpr bool waiting_ranks_poll = !simulated;
 
+// A request that MPI_Test finds complete is gone from the library. SMPI 3.32
+// finishes it without the rank registered on it (ActivityImpl::test), so its
+// communication stays in the rank's list of pending activities until the rank
+// ends, and the simulator walks that list whenever one of the rank's
+// computations or communications ends: a rank that completes thousands of
+// requests by tests slows the simulation quadratically, and its simulated
+// time grows with them (measured: docs/simulation.md). comm/nsr_agg.cpp
+// completes no communication by a test there: it receives what MPI_Iprobe
+// found, by MPI_Recv, and sends packets by MPI_Isend, which SMPI detaches
+// below its eager threshold (no communication in the request to test).
+inline constexpr bool library_forgets_tested_requests = !simulated;
+
 // An RMA operation costs the library the same however many ranks hold a lock
 // on the target window. SMPI 3.32 records each lock in the target window's
 // list of lockers and every Put, Get, Accumulate and Fetch_and_op searches
