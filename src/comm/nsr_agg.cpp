@@ -31,6 +31,9 @@ constexpr int kPostedReceives = 8;  // receives kept posted
 constexpr size_t kMaxInFlight = 4;
 // Receives kept posted and completed by MPI_Test; else received when probed.
 constexpr bool kPostsReceives = flavour::library_forgets_tested_requests;
+// A synchronous send is the flow control above; under SMPI a plain MPI_Isend
+// below the eager threshold is detached: no communication for MPI_Test to keep.
+constexpr auto kSendPacket = kPostsReceives ? &MPI_Issend : &MPI_Isend;
 
 class NsrAggExchange final : public Exchange {
  public:
@@ -148,8 +151,7 @@ class NsrAggExchange final : public Exchange {
         if constexpr (kPostsReceives)
           MPI_Wait(&receive_requests_[oldest_], &arrived_status_);
         else
-          MPI_Recv(receive_buffers_.data(), static_cast<int>(kPacket), record_type<Message>(),
-                   MPI_ANY_SOURCE, MPI_ANY_TAG, ledger_.comm(), &arrived_status_);
+          receive(MPI_ANY_SOURCE, MPI_ANY_TAG, arrived_status_);
         arrived_ = true;
       }
       return false;
@@ -217,11 +219,7 @@ class NsrAggExchange final : public Exchange {
       waiting_messages_ -= packets_[p].size;
       MPI_Request request;
       const int count = checked_count(packets_[p].size, "nsr-agg packet");
-      if constexpr (kPostsReceives)
-        MPI_Issend(packets_[p].data.data(), count, record_type<Message>(), neighborhood_.ranks[i],
-                   ledger_.data_tag(), ledger_.comm(), &request);
-      else
-        MPI_Isend(packets_[p].data.data(), count, record_type<Message>(), neighborhood_.ranks[i],
+      kSendPacket(packets_[p].data.data(), count, record_type<Message>(), neighborhood_.ranks[i],
                   ledger_.data_tag(), ledger_.comm(), &request);
       in_flight_.push_back({request, p});
       ++data_in_flight_;
@@ -231,9 +229,13 @@ class NsrAggExchange final : public Exchange {
   // The next message, if one is there (into the one receive buffer).
   void receive_probed(int& flag, MPI_Status& status) {
     MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, ledger_.comm(), &flag, &status);
-    if (flag)
-      MPI_Recv(receive_buffers_.data(), static_cast<int>(kPacket), record_type<Message>(),
-               status.MPI_SOURCE, status.MPI_TAG, ledger_.comm(), &status);
+    if (flag) receive(status.MPI_SOURCE, status.MPI_TAG, status);
+  }
+
+  // One packet or DONE into the one receive buffer (receives not posted).
+  void receive(int source, int tag, MPI_Status& status) {
+    MPI_Recv(receive_buffers_.data(), static_cast<int>(kPacket), record_type<Message>(), source,
+             tag, ledger_.comm(), &status);
   }
 
   void post_receive(int r) {
