@@ -24,7 +24,7 @@ Then, per case (input, ranks, kernel):
 Prints the cases and the summary; writes everything as JSON (--out).
 
     bench/advise.py [--calibration FILE] [--ranks 2 4] [--inputs ...] [--spmm-inputs ...]
-                    [--repeat 3] [--roots 8] [--out bench/results/advise.json]
+                    [--kernels match bfs spmm] [--repeat 3] [--roots 8] [--out bench/results/advise.json]
                     [--platform NAME [--binary SMPI_BUILD]]
 
 --platform judges on simulated ranks instead (SimGrid SMPI, scripts/simulate
@@ -60,11 +60,13 @@ DEFAULT_SPMM_INPUTS = ["rmat:13,ef=4", "er:32768,d=4", "grid:48", "sbm:32768",
                            "email-Enron.txt.gz", "internet.mtx.gz", "luxembourg_osm.mtx.gz",
                            "bio-grid-yeast.edges.gz"))]
 TARGET = lab.ADVICE_TARGET
+KERNELS = ["match", "bfs", "spmm"]
 
 
 def one_per_run(advice, inp, ranks, roots):
-    """[match configs, bfs configs]: a run per model of what advise ranked
-    (matching: every algorithm in it), a run per algorithm/model for BFS."""
+    """{"match": configs, "bfs": configs}: a run per model of what advise
+    ranked (matching: every algorithm in it), a run per algorithm/model for
+    BFS."""
     ranked = {a["kernel"]: [c["configuration"] for c in a["ranked"]] for a in advice["advice"]}
     match = sorted({name.split("/")[1] for name in ranked["match"]})
     bfs = []
@@ -72,7 +74,8 @@ def one_per_run(advice, inp, ranks, roots):
         algorithm, _, model = name.partition("/")
         bfs.append(config("bfs", inp, model or None, ranks,
                           {"roots": roots, "algorithm": algorithm}))
-    return [[config("match", inp, m, ranks, {"algorithm": "all"}) for m in match], bfs]
+    return {"match": [config("match", inp, m, ranks, {"algorithm": "all"}) for m in match],
+            "bfs": bfs}
 
 
 def measured_times(docs, kernel):
@@ -109,6 +112,9 @@ def main():
     p.add_argument("--inputs", nargs="+", default=DEFAULT_INPUTS)
     p.add_argument("--spmm-inputs", nargs="*", default=DEFAULT_SPMM_INPUTS,
                    help="the inputs (of --inputs) SpMM is judged on too")
+    p.add_argument("--kernels", nargs="+", choices=KERNELS, default=KERNELS,
+                   help="the kernels judged (SpMM on --spmm-inputs only); on simulated ranks "
+                        "matching alone costs a fraction of BFS over the one-sided models")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--roots", type=int, default=8)
     p.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "advise.json"))
@@ -141,17 +147,18 @@ def main():
     cases = []
     for inp in args.inputs:
         for ranks in args.ranks:
-            kernels = ["match", "bfs"] + (["spmm"] if inp in args.spmm_inputs else [])
+            kernels = [k for k in KERNELS if k in args.kernels and
+                       (k != "spmm" or inp in args.spmm_inputs)]
             advice_config = config("advise", inp, None, ranks,
                                    {"kernel": "all", "calibration": args.calibration})
             docs = []  # per repetition: [advice, match, bfs(, spmm)]
             for rep in range(args.repeat):
                 advice = session.document(rep, advice_config)
-                configs = ([[config("match", inp, "all", ranks, {"algorithm": "all"})],
-                            [config("bfs", inp, "all", ranks, {"roots": args.roots})]]
-                           if not args.platform else one_per_run(advice, inp, ranks, args.roots))
-                if "spmm" in kernels:
-                    configs.append([config("spmm", inp, "all", ranks, {"iters": 5})])
+                by_kernel = ({"match": [config("match", inp, "all", ranks, {"algorithm": "all"})],
+                              "bfs": [config("bfs", inp, "all", ranks, {"roots": args.roots})]}
+                             if not args.platform else one_per_run(advice, inp, ranks, args.roots))
+                by_kernel["spmm"] = [config("spmm", inp, "all", ranks, {"iters": 5})]
+                configs = [by_kernel[k] for k in kernels]
                 flat = session.documents(rep, [c for kernel in configs for c in kernel])
                 merged, at = [advice], 0
                 for kernel in configs:
