@@ -111,6 +111,13 @@ class Bfs::Impl {
       frontier_bits_.resize(bg.bitmap_words);
       if (!bg.aligned) gathered_.resize(bg.gathered_words);
       local_bits_.resize((std::uint64_t{bg.owned} + g_.ghost_count() + 63) / 64);
+      // Isolated vertices (and the bits past the last owned one) are never
+      // reached: a bottom-up step skips them with the reached ones.
+      isolated_bits_.assign((std::uint64_t{bg.owned} + 63) / 64, 0);
+      for (lid_t v = 0; v < bg.owned; ++v)
+        if (bg.offsets[v + 1] == bg.offsets[v])
+          isolated_bits_[v >> 6] |= std::uint64_t{1} << (v & 63);
+      if (bg.owned % 64 != 0) isolated_bits_.back() |= ~std::uint64_t{0} << (bg.owned % 64);
     }
     total_edges_ = sum_over_ranks(comm, static_cast<std::uint64_t>(bg.targets.size()));
   }
@@ -143,6 +150,7 @@ class Bfs::Impl {
     std::fill(parent_.begin(), parent_.end(), kNoParent);
     std::fill(ghost_pushed_.begin(), ghost_pushed_.end(), 0);
     std::fill(stolen_pushed_.begin(), stolen_pushed_.end(), 0);
+    reached_bits_ = isolated_bits_;
     frontier_.clear();
     frontier_sorted_ = true;
     const std::uint64_t messages_before = exchange_ ? exchange_->counters().messages() : 0;
@@ -157,6 +165,7 @@ class Bfs::Impl {
       const lid_t r = root - g_.first_owned();
       level_[r] = 0;
       parent_[r] = root;
+      mark_reached(r);
       frontier_.push_back(static_cast<std::uint32_t>(r));
     }
     bool bottom_up = algorithm_ == Algorithm::replicated;
@@ -241,10 +250,16 @@ class Bfs::Impl {
     if (level_[v] == kUnreached) {
       level_[v] = level_now_ + 1;
       parent_[v] = p;
+      mark_reached(v);
       next_.push_back(static_cast<std::uint32_t>(v));
     } else if (level_[v] == level_now_ + 1 && p < parent_[v]) {
       parent_[v] = p;
     }
+  }
+
+  // Bottom-up steps skip reached vertices 64 at a time (reached_bits_).
+  void mark_reached(lid_t v) {
+    if (!reached_bits_.empty()) reached_bits_[v >> 6] |= std::uint64_t{1} << (v & 63);
   }
 
   void top_down_step() {
@@ -427,18 +442,25 @@ class Bfs::Impl {
   void bottom_up_step() {
     const std::uint64_t* bits = local_bits_.data();
     const lid_t* targets = bg_.targets.data();
-    for (lid_t v = 0; v < bg_.owned; ++v) {
-      if (level_[v] != kUnreached) continue;
-      const eid_t end = bg_.offsets[v + 1];
-      for (eid_t e = bg_.offsets[v]; e < end; ++e) {
-        const lid_t t = targets[e];
-        if (bits[t >> 6] >> (t & 63) & 1) {
-          level_[v] = level_now_ + 1;
-          parent_[v] = t;  // a local id until named below
-          next_.push_back(static_cast<std::uint32_t>(v));
-          break;
+    // The unreached vertices in increasing id, a word of them at a time.
+    for (std::size_t w = 0; w < reached_bits_.size(); ++w) {
+      std::uint64_t found = 0;
+      for (std::uint64_t open = ~reached_bits_[w]; open != 0; open &= open - 1) {
+        const unsigned bit = static_cast<unsigned>(__builtin_ctzll(open));
+        const lid_t v = static_cast<lid_t>(w * 64 + bit);
+        const eid_t end = bg_.offsets[v + 1];
+        for (eid_t e = bg_.offsets[v]; e < end; ++e) {
+          const lid_t t = targets[e];
+          if (bits[t >> 6] >> (t & 63) & 1) {
+            level_[v] = level_now_ + 1;
+            parent_[v] = t;  // a local id until named below
+            next_.push_back(static_cast<std::uint32_t>(v));
+            found |= std::uint64_t{1} << bit;
+            break;
+          }
         }
       }
+      reached_bits_[w] |= found;
     }
     name_parents();
   }
@@ -498,6 +520,8 @@ class Bfs::Impl {
   std::vector<std::uint64_t> frontier_bits_;    // replicated bitmap (bottom-up)
   std::vector<std::uint64_t> gathered_;         // unaligned ranges: every rank's words
   std::vector<std::uint64_t> local_bits_;       // the frontier by local id (bottom-up)
+  std::vector<std::uint64_t> isolated_bits_;    // owned vertices of no edge (bottom-up)
+  std::vector<std::uint64_t> reached_bits_;     // reached or isolated, this search (bottom-up)
   std::uint64_t total_edges_ = 0, previous_frontier_ = 0;
   std::uint64_t since_progress_ = 0;          // edges scanned since the last evoke
   WorkShare* share_ = nullptr;                // hybrid's intra-node work sharing
