@@ -1,6 +1,7 @@
 // graphcomm bfs: the Graph500 BFS benchmark over every algorithm and
 // communication model.
 #include <algorithm>
+#include <array>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -129,6 +130,24 @@ void print_profile(const ConfigRun& r) {
   for (const bfs::LevelFigures& l : s.levels)
     out += table.row(l.level, l.bottom_up ? "bottom-up" : "top-down", l.frontier, l.seconds,
                      l.messages, l.bytes);
+  // One root's levels can mislead: whether the hubs are reached top-down
+  // or bottom-up depends on the root. So the time per direction over all.
+  std::array<double, 2> seconds = {0, 0};
+  std::array<std::uint64_t, 2> levels = {0, 0};
+  for (const bfs::SearchResult& each : r.profiles)
+    for (const bfs::LevelFigures& l : each.levels) {
+      seconds[l.bottom_up] += l.seconds;
+      ++levels[l.bottom_up];
+    }
+  const double n = static_cast<double>(r.profiles.size());
+  std::vector<std::string> parts;
+  for (const bool bottom_up : {false, true})
+    if (levels[bottom_up] > 0)
+      parts.push_back(fmt::format("{} {:.6f} s in {:.3g} levels",
+                                  bottom_up ? "bottom-up" : "top-down", seconds[bottom_up] / n,
+                                  static_cast<double>(levels[bottom_up]) / n));
+  out += fmt::format("over the {} searches, a search: {}\n", r.profiles.size(),
+                     fmt::join(parts, ", "));
   std::fputs(out.c_str(), stdout);
 }
 
