@@ -21,6 +21,7 @@ except ImportError:
     sys.exit("bench: graphcomm-lab's dependencies are missing: run scripts/setup-python")
 
 from graphcomm_lab.bench import Bench, BenchError, config  # noqa: E402,F401
+from graphcomm_lab.process_group import terminate_as_interrupt  # noqa: E402
 from graphcomm_lab.runner import DEFAULT_STORE, REAL_TIMEOUT, SIMULATED_TIMEOUT  # noqa: E402,F401
 from graphcomm_lab.stats import (median, median_ratio, range_text, ratios,  # noqa: E402,F401
                                  spread, summary)
@@ -60,6 +61,7 @@ def check_programs(args, time_binary):
 def main(function):
     """Runs a script's main; graphcomm's failures and the lab's errors end it
     with one line, `bench: ...`."""
+    terminate_as_interrupt()
     try:
         return function()
     except (BenchError, SuiteError, StoreError, FileNotFoundError) as e:

@@ -23,6 +23,7 @@ from pathlib import Path
 from .compare import CompareError, compare
 from .figures import STATS_HEAD, PlotError, flatten, options_text, stats_rows
 from .kernels import KERNELS
+from .process_group import terminate_as_interrupt
 from .runner import (DEFAULT_STORE, REAL_TIMEOUT, ROOT, SIMULATED_TIMEOUT, check_suite,
                      run_suite)
 from .stats import median_text, range_text
@@ -325,6 +326,7 @@ def parser():
 
 def main(argv=None):
     args = parser().parse_args(argv)
+    terminate_as_interrupt()
     try:
         return args.func(args)
     except (SuiteError, StoreError, CompareError, PlotError, FileNotFoundError) as e:

@@ -19,3 +19,15 @@ def run_group(cmd, timeout, **kwargs):
             proc.communicate()
             raise
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def terminate_as_interrupt():
+    """A SIGTERM (`kill`, a batch system's time limit) then ends the program as
+    Ctrl-C does: run_group kills the command's process group on the way out,
+    where a plain SIGTERM would leave a simulation running for hours without
+    its launcher."""
+    signal.signal(signal.SIGTERM, _interrupt)

@@ -5,7 +5,7 @@ import json
 import signal
 import subprocess
 
-from conftest import lab_command
+from conftest import ROOT, lab_command
 from graphcomm_lab.store import Store
 
 SUITE = """
@@ -247,3 +247,41 @@ def test_load_refuses_what_save_did_not_write(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.startswith(f"graphcomm-lab: error: {bad}:1: not a run saved by")
     assert Store(store).runs() == []
+
+
+def test_sigterm_kills_the_running_commands_group(tmp_path):
+    """`kill` of the lab (SIGTERM) ends it as Ctrl-C does: the command it runs
+    (a launcher and its grandchild, as smpirun and the simulator) goes too."""
+    import sys
+    import time
+
+    pid_file = tmp_path / "grandchild.pid"
+    script = f"sleep 60 & echo $! > {pid_file}; wait"
+    lab = subprocess.Popen([sys.executable, "-c", (
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT / 'python')!r})\n"
+        "from graphcomm_lab.process_group import run_group, terminate_as_interrupt\n"
+        "terminate_as_interrupt()\n"
+        "try:\n"
+        f"    run_group(['bash', '-c', {script!r}], timeout=120)\n"
+        "except KeyboardInterrupt:\n"
+        "    sys.exit(130)\n")])
+    deadline = time.monotonic() + 10
+    while not pid_file.exists() or not pid_file.read_text().strip():
+        assert time.monotonic() < deadline, "the launcher did not start"
+        time.sleep(0.05)
+    grandchild = int(pid_file.read_text())
+    lab.send_signal(signal.SIGTERM)
+    assert lab.wait(timeout=10) == 130
+
+    def running():
+        try:
+            with open(f"/proc/{grandchild}/stat") as f:
+                return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+        except FileNotFoundError:
+            return False
+
+    deadline = time.monotonic() + 5
+    while running() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not running(), f"grandchild {grandchild} still runs"
