@@ -173,8 +173,6 @@ def test_plots_from_a_store(write_suite, fake, tmp_path):
 
 
 def test_timeout_kills_the_launchers_grandchildren(tmp_path):
-    import time
-
     import pytest
     from graphcomm_lab.runner import run_group
 
@@ -183,19 +181,7 @@ def test_timeout_kills_the_launchers_grandchildren(tmp_path):
     script = f"sleep 60 & echo $! > {pid_file}; wait"
     with pytest.raises(subprocess.TimeoutExpired):
         run_group(["bash", "-c", script], timeout=1)
-    grandchild = int(pid_file.read_text())
-
-    def running():  # a killed process may linger as a zombie until its new parent reaps it
-        try:
-            with open(f"/proc/{grandchild}/stat") as f:
-                return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-        except FileNotFoundError:
-            return False
-
-    deadline = time.monotonic() + 5
-    while running() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not running(), f"grandchild {grandchild} still runs"
+    assert_gone(int(pid_file.read_text()))
 
 
 def lab(*args):
@@ -273,10 +259,17 @@ def test_sigterm_kills_the_running_commands_group(tmp_path):
     grandchild = int(pid_file.read_text())
     lab.send_signal(signal.SIGTERM)
     assert lab.wait(timeout=10) == 130
+    assert_gone(grandchild)
+
+
+def assert_gone(pid):
+    """The process ends within 5 s (a killed process may linger as a zombie
+    until its new parent reaps it: that counts as gone)."""
+    import time
 
     def running():
         try:
-            with open(f"/proc/{grandchild}/stat") as f:
+            with open(f"/proc/{pid}/stat") as f:
                 return f.read().rsplit(")", 1)[1].split()[0] != "Z"
         except FileNotFoundError:
             return False
@@ -284,4 +277,4 @@ def test_sigterm_kills_the_running_commands_group(tmp_path):
     deadline = time.monotonic() + 5
     while running() and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not running(), f"grandchild {grandchild} still runs"
+    assert not running(), f"process {pid} still runs"
