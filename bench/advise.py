@@ -24,7 +24,8 @@ Then, per case (input, ranks, kernel):
 Prints the cases and the summary; writes everything as JSON (--out).
 
     bench/advise.py [--calibration FILE] [--ranks 2 4] [--inputs ...] [--spmm-inputs ...]
-                    [--kernels match bfs spmm] [--repeat 3] [--roots 8] [--out bench/results/advise.json]
+                    [--kernels match bfs spmm] [--repeat 3] [--roots 8]
+                    [--out bench/results/advise.json]
                     [--platform NAME [--binary SMPI_BUILD]]
 
 --platform judges on simulated ranks instead (SimGrid SMPI, scripts/simulate
@@ -151,7 +152,7 @@ def main():
                        (k != "spmm" or inp in args.spmm_inputs)]
             advice_config = config("advise", inp, None, ranks,
                                    {"kernel": "all", "calibration": args.calibration})
-            docs = []  # per repetition: [advice, match, bfs(, spmm)]
+            docs = []  # per repetition: [advice, then a document per kernel judged]
             for rep in range(args.repeat):
                 advice = session.document(rep, advice_config)
                 by_kernel = ({"match": [config("match", inp, "all", ranks, {"algorithm": "all"})],
