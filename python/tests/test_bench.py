@@ -113,3 +113,21 @@ def test_bfs_script_runs_the_specification_graph(tmp_path):
     assert row["name"] == "top-down/ncl" and len(row["hmean_teps"]) == 1
     record = next(r for r in run["result"]["runs"] if r["configuration"] == "top-down/ncl")
     assert record["nedge"]["min"] == 16 * 2**8  # Graph500's count: the input tuples
+
+
+def test_advise_measure_half_judges_each_half_on_the_other(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    import advise
+
+    def docs(times_a, times_b):
+        return [{"runs": [{"algorithm": "suitor", "model": "a", "seconds": a},
+                          {"algorithm": "suitor", "model": "b", "seconds": b}]}
+                for a, b in zip(times_a, times_b)]
+
+    # b is fast in the odd repetitions only: each half picks what the other
+    # half does not find fastest.
+    noisy = docs([1.0] * 6, [0.9, 1.3] * 3)
+    assert advise.measure_half(noisy, "match") == pytest.approx([1.3, 1.0 / 0.9])
+    steady = docs([1.0] * 6, [0.8] * 6)
+    assert advise.measure_half(steady, "match") == [1.0, 1.0]
+    assert advise.measure_half(noisy[:5], "match") is None
