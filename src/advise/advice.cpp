@@ -123,6 +123,31 @@ std::string choice_line(const Advice& a) {
                      a.process_graph, best.why);
 }
 
+std::vector<std::string> ties(const Advice& a) {
+  std::vector<std::string> out;
+  const Choice& best = a.ranked.front();
+  if (best.costs.samples < 2) return out;
+  const double bound = best.prediction.seconds * (1 + best.costs.median_error);
+  for (std::size_t i = 1; i < a.ranked.size(); ++i)
+    if (a.ranked[i].prediction.seconds <= bound) out.push_back(a.ranked[i].configuration);
+  return out;
+}
+
+std::string ties_line(const Advice& a) {
+  const std::vector<std::string> t = ties(a);
+  if (t.empty()) return "";
+  constexpr std::size_t kNamed = 5;
+  std::string names = fmt::format(
+      "{}", fmt::join(t.begin(),
+                      t.begin() + static_cast<std::ptrdiff_t>(std::min(kNamed, t.size())), ", "));
+  if (t.size() > kNamed) names += fmt::format(" and {} more", t.size() - kNamed);
+  return fmt::format(
+      "{} other configuration{} predicted within the choice's fit error ({:.0f}%): {}; the model "
+      "cannot tell {} from the choice (measure if the difference matters)",
+      t.size(), t.size() > 1 ? "s" : "", 100 * a.ranked.front().costs.median_error, names,
+      t.size() > 1 ? "them" : "it");
+}
+
 std::string format_advice(const Advice& a) {
   const Features& f = a.features;
   std::string out = fmt::format(
@@ -144,6 +169,7 @@ std::string format_advice(const Advice& a) {
                      c.why);
   }
   out += fmt::format("\nchoice: {}\n", choice_line(a));
+  if (const std::string t = ties_line(a); !t.empty()) out += "ties: " + t + "\n";
   if (const std::string note = extrapolation_note(a); !note.empty()) out += "note: " + note + "\n";
   return out;
 }
@@ -172,6 +198,7 @@ nlohmann::json to_json(const Advice& a) {
           {"process_graph", a.process_graph},
           {"choice", a.ranked.front().configuration},
           {"reason", choice_line(a)},
+          {"ties", ties(a)},
           {"calibrated_ranks", a.calibrated_ranks},
           {"extrapolation", extrapolation_note(a)},
           {"ranked", ranked}};

@@ -37,6 +37,12 @@ Advice advise(const Calibration& c, const std::string& kernel, const Features& f
 // The table printed by graphcomm advise (and the one-line choice of --model auto).
 std::string format_advice(const Advice& a);
 std::string choice_line(const Advice& a);
+// The other configurations predicted within the choice's fit error of it
+// (its leave-one-out median error): the model cannot rank them against the
+// choice. Fastest first; empty when the fit has no error measured.
+std::vector<std::string> ties(const Advice& a);
+// "" without ties, else one line naming them.
+std::string ties_line(const Advice& a);
 // "" when the calibration has samples at the advised rank count, else what
 // the prediction extrapolates from.
 std::string extrapolation_note(const Advice& a);

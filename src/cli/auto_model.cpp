@@ -20,6 +20,8 @@ AutoChoice choose_configuration(const Comm& comm, const DistGraph& g, const std:
   const advise::Advice a = advise::advise(c, kernel, f, available);
   if (comm.rank() == 0) {
     std::printf("%s auto: %s\n", option, advise::choice_line(a).c_str());
+    if (const std::string t = advise::ties_line(a); !t.empty())
+      std::printf("%s auto: ties: %s\n", option, t.c_str());
     std::fflush(stdout);
   }
   nlohmann::json doc = advise::to_json(a);

@@ -5,6 +5,7 @@
 #include <set>
 #include <vector>
 
+#include "advise/advice.hpp"
 #include "advise/cost_model.hpp"
 #include "advise/features.hpp"
 #include "graph/spec.hpp"
@@ -82,6 +83,30 @@ TEST(CostModel, TermsOfEachKernel) {
   EXPECT_EQ(m, (Counts{500, 40, 7, 4, 0}));  // one round, 1 + log2 8 steps
   EXPECT_EQ(b, (Counts{500, 40, 42, 24, 6000}));
   EXPECT_EQ(s, (Counts{0, 40, 7, 4, 600}));  // no scan; allgather gathers all 2|E| nonzeros
+}
+
+Choice choice(const std::string& name, double seconds, double fit_error) {
+  Choice c;
+  c.configuration = name;
+  c.prediction.seconds = seconds;
+  c.costs.samples = 11;
+  c.costs.median_error = fit_error;
+  return c;
+}
+
+TEST(Advice, TiesAreThoseWithinTheChoicesFitError) {
+  Advice a;
+  a.ranked = {choice("a", 1.0, 0.2), choice("b", 1.15, 0.5), choice("c", 1.2, 0.0),
+              choice("d", 1.3, 0.1)};
+  EXPECT_EQ(ties(a), (std::vector<std::string>{"b", "c"}));  // the choice's 20%, not theirs
+  EXPECT_NE(ties_line(a).find("2 other configurations"), std::string::npos) << ties_line(a);
+  EXPECT_NE(ties_line(a).find("(20%): b, c;"), std::string::npos) << ties_line(a);
+  a.ranked.front().costs.median_error = 0.05;
+  EXPECT_TRUE(ties(a).empty());
+  EXPECT_EQ(ties_line(a), "");
+  a.ranked.front().costs = Coefficients{};  // one sample: no error measured, no ties claimed
+  a.ranked.front().costs.median_error = 1.0;
+  EXPECT_TRUE(ties(a).empty());
 }
 
 // The features of a generated graph, counted here from its edges, for the
