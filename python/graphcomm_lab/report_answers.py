@@ -23,12 +23,15 @@ def _advice_block(entry):
                      number(seconds * 1e3) if isinstance(seconds, (int, float)) else "-",
                      f"{100 * error:.0f}%" if isinstance(error, (int, float)) else "-"))
     extrapolation = entry.get("extrapolation")
+    ties = entry.get("ties") or []
     return ("<div>"
             f"<h4>{html.escape(str(entry.get('kernel', '?')))}: "
             f"<b>{html.escape(str(entry.get('choice', '-')))}</b></h4>"
             f'<p class="reason">{html.escape(str(entry.get("reason", "")))}</p>'
             + (f'<p class="note">extrapolated: {html.escape(extrapolation)}</p>'
                if extrapolation else "")
+            + (f'<p class="note">tied within the choice\'s fit error: '
+               f'{html.escape(", ".join(map(str, ties)))}</p>' if ties else "")
             + _table(("#", "configuration", "predicted ms", "fit error"), rows, numeric=(0, 2, 3),
                      cls="ranked")
             + "</div>")

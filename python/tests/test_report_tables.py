@@ -164,7 +164,7 @@ def test_measured_and_simulated_apart(tmp_path):
     assert "suites tour, other" in two
 
 
-def advise_run(repeat, choices, ranked=7):
+def advise_run(repeat, choices, ranked=7, ties=()):
     advice = []
     for kernel, choice in choices.items():
         entries = [{"configuration": choice if i == 0 else f"{kernel}-config-{i}",
@@ -172,14 +172,15 @@ def advise_run(repeat, choices, ranked=7):
                    for i in range(ranked)]
         advice.append({"kernel": kernel, "choice": choice, "calibration": "vm",
                        "reason": f"{choice} (predicted {entries[0]['predicted_seconds']:.4f} s; "
-                                 "why not)", "ranked": entries, "extrapolation": ""})
+                                 "why not)", "ranked": entries, "extrapolation": "",
+                       "ties": [f"{kernel}-config-{i}" for i in ties]})
     return run("advise", "rmat:16", {"advice": advice}, suite="tour", ranks=4, repeat=repeat,
                options={"calibrate": True, "kernel": "all"})
 
 
 def test_answers_advice(tmp_path):
     runs = [advise_run(0, {"match": "suitor/rma", "bfs": "replicated"}),
-            advise_run(1, {"match": "suitor/hybrid", "bfs": "replicated"})]
+            advise_run(1, {"match": "suitor/hybrid", "bfs": "replicated"}, ties=(1, 2))]
     page = page_of(runs, tmp_path)
     answers = page[page.index('<h2 id="answers">'):page.index("<h2>Per kernel</h2>")]
     assert answers.index("<h3>Advice</h3>") < answers.index("<h3>Claims of the studies</h3>")
@@ -191,6 +192,9 @@ def test_answers_advice(tmp_path):
     newest = answers[answers.index('<div class="advice">'):answers.index("<details>")]
     assert "<h4>match: <b>suitor/hybrid</b></h4>" in newest
     assert "suitor/hybrid (predicted 0.0254 s; why not)" in newest
+    # The configurations the model cannot tell from the choice, named.
+    assert "tied within the choice's fit error: match-config-1, match-config-2" in newest
+    assert "tied within" not in answers[answers.index("<details>"):]  # the older run had none
     # The first five ranked: predicted time in ms, the fit's error in percent.
     assert newest.count("<tr><td class=\"num\">") == 2 * 5
     assert ">match-config-4<" in newest and "match-config-5" not in newest
