@@ -136,6 +136,21 @@ def measure_half(docs, kernel):
     return out
 
 
+def tally_by_kernel(cases):
+    """Per kernel and rank count: [kernel, ranks, cases, advise's hits, the
+    measured-once hits, the half-against-half hits and judgements]."""
+    rows = {}
+    for c in cases:
+        row = rows.setdefault((c["kernel"], c["ranks"]), [c["kernel"], c["ranks"], 0, 0, 0, 0, 0])
+        row[2] += 1
+        row[3] += c["hit"]
+        row[4] += (c["measured_once_over_best"] or float("inf")) <= TARGET
+        for r in c["measured_half_over_best"] or []:
+            row[5] += r <= TARGET
+            row[6] += 1
+    return [rows[k] for k in sorted(rows)]
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--calibration", default=os.path.join(ROOT, "results", "advise",
@@ -223,7 +238,10 @@ def main():
                "measured_once_hits": once_hits if once else None,
                "measured_once_hit_rate": once_hits / len(once) if once else None,
                "measured_half_judgements": len(halves) or None,
-               "measured_half_hit_rate": half_hits / len(halves) if halves else None}
+               "measured_half_hit_rate": half_hits / len(halves) if halves else None,
+               "by_kernel": [dict(zip(("kernel", "ranks", "cases", "hits", "measured_once_hits",
+                                       "measured_half_hits", "measured_half_judgements"), row))
+                             for row in tally_by_kernel(cases)]}
     print(f"\nchosen within {TARGET - 1:.0%} of the best in {hits} of {len(cases)} cases "
           f"({summary['hit_rate']:.0%}; target 90%); worse than the worst in {len(worse)}; "
           f"median model error {summary['median_model_error']:.0%}")
@@ -235,6 +253,12 @@ def main():
               f"and judging on the other half: within {TARGET - 1:.0%} in {half_hits} of "
               f"{len(halves)} ({half_hits / len(halves):.0%}): the ceiling this machine's noise "
               f"leaves")
+    print(f"\n{'kernel':<7}{'ranks':>6}  {'advise':>9}  {'measured once':>13}  "
+          f"{'half on half':>12}")
+    for kernel, ranks, n, hit, once_hit, half_hit, half_n in tally_by_kernel(cases):
+        print(f"{kernel:<7}{ranks:>6}  {f'{hit} of {n}':>9}  "
+              f"{f'{once_hit} of {n}' if once else '-':>13}  "
+              f"{f'{half_hit} of {half_n}' if half_n else '-':>12}")
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump({"calibration": args.calibration, "platform": args.platform,

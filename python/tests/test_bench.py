@@ -131,3 +131,17 @@ def test_advise_measure_half_judges_each_half_on_the_other(monkeypatch):
     steady = docs([1.0] * 6, [0.8] * 6)
     assert advise.measure_half(steady, "match") == [1.0, 1.0]
     assert advise.measure_half(noisy[:5], "match") is None
+
+
+def test_advise_tally_by_kernel(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    import advise
+
+    def case(kernel, ranks, chosen, once, halves):
+        return {"kernel": kernel, "ranks": ranks, "hit": chosen <= 1.1,
+                "measured_once_over_best": once, "measured_half_over_best": halves}
+
+    cases = [case("match", 4, 1.05, 1.2, [1.0, 1.3]), case("bfs", 2, 1.3, None, None),
+             case("match", 4, 1.2, 1.0, [1.1, 1.0]), case("match", 2, 1.0, 1.0, None)]
+    assert advise.tally_by_kernel(cases) == [
+        ["bfs", 2, 1, 0, 0, 0, 0], ["match", 2, 1, 1, 1, 0, 0], ["match", 4, 2, 1, 1, 3, 4]]
