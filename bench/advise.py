@@ -85,10 +85,13 @@ def one_per_run(advice, inp, ranks, roots):
         algorithm, _, model = name.partition("/")
         bfs.append(config("bfs", inp, model or None, ranks,
                           {"roots": roots, "algorithm": algorithm}))
-    last = lambda c: c.model in SLOW_TO_SIMULATE  # noqa: E731 (a sort key)
-    return {"match": sorted((config("match", inp, m, ranks, {"algorithm": "all"})
-                             for m in match), key=last),
-            "bfs": sorted(bfs, key=last)}
+    match = [config("match", inp, m, ranks, {"algorithm": "all"}) for m in match]
+    return {"match": sorted(match, key=slow_to_simulate), "bfs": sorted(bfs, key=slow_to_simulate)}
+
+
+def slow_to_simulate(c):
+    """A sort key: False before True, so these configurations run last."""
+    return c.model in SLOW_TO_SIMULATE
 
 
 def measured_times(docs, kernel):
@@ -106,15 +109,21 @@ def measured_times(docs, kernel):
     return {name: median(v) for name, v in times.items()}
 
 
+def pick_and_judge(pick_docs, judge_docs, kernel):
+    """The fastest configuration by the medians of pick_docs, over the
+    fastest by the medians of judge_docs, both measured on judge_docs."""
+    picked = measured_times(pick_docs, kernel)
+    judged = measured_times(judge_docs, kernel)
+    pick = min(picked, key=picked.get)
+    return judged[pick] / min(judged.values())
+
+
 def measure_once(docs, kernel):
     """The fastest configuration of the first repetition over the best of
     the others' medians, measured on those others (None under 3 repetitions)."""
     if len(docs) < 3:
         return None
-    first = measured_times(docs[:1], kernel)
-    rest = measured_times(docs[1:], kernel)
-    pick = min(first, key=first.get)
-    return rest[pick] / min(rest.values())
+    return pick_and_judge(docs[:1], docs[1:], kernel)
 
 
 def measure_half(docs, kernel):
@@ -127,13 +136,8 @@ def measure_half(docs, kernel):
     whatever a model predicts."""
     if len(docs) < 6:
         return None
-    out = []
-    for pick_half, judge_half in ((docs[0::2], docs[1::2]), (docs[1::2], docs[0::2])):
-        picked = measured_times(pick_half, kernel)
-        judged = measured_times(judge_half, kernel)
-        pick = min(picked, key=picked.get)
-        out.append(judged[pick] / min(judged.values()))
-    return out
+    odd, even = docs[0::2], docs[1::2]
+    return [pick_and_judge(odd, even, kernel), pick_and_judge(even, odd, kernel)]
 
 
 def tally_by_kernel(cases):
