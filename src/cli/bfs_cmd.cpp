@@ -35,15 +35,10 @@ struct BfsOptions : Graph500Options {
   std::uint64_t round_messages = Neighborhood::kDefaultRoundMessages;
 };
 
-struct ConfigRun {
+struct ConfigRun : Graph500Run {
   bfs::Configuration config;
-  double setup_seconds = 0;
-  std::uint64_t buffer_bytes_max = 0;
-  std::uint64_t flow_waits = 0;  // over every search, sum over ranks
-  bfs::Graph500Figures figures;
-  std::uint64_t messages = 0, bytes = 0;  // summed over searches and ranks
-  std::uint64_t shared = 0;               // frontier vertices scanned by node peers (hybrid)
-  std::string validation = "OK";
+  std::uint64_t flow_waits = 0;             // over every search, sum over ranks
+  std::uint64_t shared = 0;                 // frontier vertices scanned by node peers (hybrid)
   std::vector<bfs::SearchResult> profiles;  // per search, levels only
 };
 
@@ -67,32 +62,12 @@ std::vector<bfs::Configuration> configurations(const Comm& comm, const BfsOption
   return {{a, any_model ? kDefaultModel : o.model}};
 }
 
-std::string output_header(const Comm& comm, const LoadedGraph& loaded, const BfsOptions& o,
-                          std::size_t keys) {
-  const DistGraph& g = loaded.graph;
-  std::string out =
-      fmt::format("bfs {} on {} ranks ({}): |V| = {}, |E| = {}{}\n",
-                  loaded.description["spec"].get<std::string>(), comm.size(), mpi_library_version(),
-                  g.global_vertex_count(), g.global_edge_count(), ordering_note(loaded));
-  if (const std::string note = neighborhood_collectives_note(); !note.empty()) out += note + "\n";
-  if (o.model == "all")
-    for (const auto& [name, reason] : unavailable_exchange_models())
-      out += fmt::format("note: skipped {}\n", reason);
-  return out + graph500_notes(o.scale, keys);
-}
-
 void print_single(const ConfigRun& r) {
-  std::string out = fmt::format("configuration: {}\n", r.config.name());
-  out += bfs::output_block(r.figures);
-  const double searches = static_cast<double>(r.figures.seconds.size());
-  out += fmt::format("setup_time: {:.6g}\n", r.setup_seconds);
-  out += fmt::format("buffer_bytes_per_rank: {}\n", r.buffer_bytes_max);
-  out += fmt::format("mean_messages: {:.6g}\nmean_bytes: {:.6g}\n", r.messages / searches,
-                     r.bytes / searches);
-  if (r.config.model == "hybrid")
-    out += fmt::format("mean_shared_vertices: {:.6g}\n", r.shared / searches);
-  out += fmt::format("validation: {}\n", r.validation);
-  std::fputs(out.c_str(), stdout);
+  const std::string tail =
+      r.config.model == "hybrid"
+          ? fmt::format("mean_shared_vertices: {:.6g}\n", r.shared / r.searches())
+          : "";
+  std::fputs(single_output(r, r.config.name(), "", "", tail).c_str(), stdout);
 }
 
 void print_table(const std::vector<ConfigRun>& runs) {
@@ -107,9 +82,8 @@ void print_table(const std::vector<ConfigRun>& runs) {
   std::string out = table.header();
   for (const ConfigRun& r : runs) {
     const bfs::TepsSummary t = bfs::summarize(r.figures);
-    const double searches = static_cast<double>(r.figures.seconds.size());
     out += table.row(r.config.name(), t.harmonic_mean / 1e6, t.time.median, r.setup_seconds,
-                     r.messages / searches, r.bytes / searches / (1 << 20),
+                     r.messages / r.searches(), r.bytes / r.searches() / (1 << 20),
                      static_cast<double>(r.buffer_bytes_max) / (1 << 20), r.validation);
   }
   std::fputs(out.c_str(), stdout);
@@ -163,19 +137,12 @@ nlohmann::json levels_json(const bfs::SearchResult& s) {
   return out;
 }
 
-nlohmann::json run_json(const ConfigRun& r) {
-  nlohmann::json j = {{"configuration", r.config.name()},
-                      {"algorithm", bfs::algorithm_name(r.config.algorithm)},
-                      {"model", r.config.model},
-                      {"setup_seconds", r.setup_seconds},
-                      {"buffer_bytes_per_rank_max", r.buffer_bytes_max},
-                      {"flow_waits", r.flow_waits},
-                      {"nbfs", r.figures.seconds.size()},
-                      {"messages", r.messages},
-                      {"bytes", r.bytes},
-                      {"shared_vertices", r.shared},
-                      {"validation", r.validation}};
-  j.update(figures_json(r.figures));
+nlohmann::json bfs_run_json(const ConfigRun& r) {
+  nlohmann::json j =
+      run_json(r, r.config.name(), bfs::algorithm_name(r.config.algorithm), r.config.model);
+  j.update({{"flow_waits", r.flow_waits},
+            {"nbfs", r.figures.seconds.size()},
+            {"shared_vertices", r.shared}});
   if (!r.profiles.empty()) {
     j["levels"] = nlohmann::json::array();
     for (const auto& s : r.profiles)
@@ -209,8 +176,7 @@ ConfigRun run_configuration(const Comm& comm, const bfs::BfsGraph& bg,
       run.profiles.push_back(std::move(s));
     }
   }
-  run.figures = std::move(searches.figures);
-  run.validation = std::move(searches.validation);
+  run.take(std::move(searches));
   // Buffers that grow on demand are at their largest now.
   run.buffer_bytes_max = max_over_ranks(comm, engine.buffer_bytes());
   run.flow_waits = sum_over_ranks(comm, engine.flow_waits());
@@ -226,15 +192,13 @@ void run_bfs(const Comm& comm, const Invocation& inv, BfsOptions& o) {
   Graph500Input input;
   prepare_graph500_input(comm, o.scale, o.edgefactor, o.graph.spec, o.graph.distribution, load,
                          input);
-  const std::vector<std::uint32_t>& tuple_counts = input.tuple_counts;
-  const double& counting_seconds = input.counting_seconds;
   LoadedGraph loaded = load_graph(comm, input.spec, load);
   const DistGraph& g = loaded.graph;
   Progress::say(comm, "building the BFS adjacency");
   PhaseTimer bfs_graph_timer(comm);
   const bfs::BfsGraph bg(comm, g);
   const double bfs_graph_seconds = bfs_graph_timer.stop();
-  const double generation_seconds = loaded.seconds - loaded.build_seconds - counting_seconds;
+  const double generation_seconds = loaded.seconds - loaded.build_seconds - input.counting_seconds;
   const double construction_seconds = loaded.build_seconds + bfs_graph_seconds;
   nlohmann::json auto_advice;
   if (o.model == "auto") {
@@ -250,46 +214,27 @@ void run_bfs(const Comm& comm, const Invocation& inv, BfsOptions& o) {
   // Graph ids (the input's unless reordered or partitioned).
   const std::vector<vid_t> keys = search_keys(comm, g, o.root, o.roots, o.graph.seed);
   const std::vector<vid_t> key_names = input_ids_of(comm, g, keys);  // for outputs
-  if (comm.rank() == 0) std::fputs(output_header(comm, loaded, o, keys.size()).c_str(), stdout);
+  if (comm.rank() == 0)
+    std::fputs(graph500_header(comm, "bfs", loaded, o.model == "all", o.scale, keys.size()).c_str(),
+               stdout);
   const bfs::Graph500Figures figures =
       input_figures(comm, o.scale, o.edgefactor, generation_seconds, construction_seconds);
-  std::vector<ConfigRun> runs;
-  for (std::size_t c = 0; c < configs.size(); ++c)
-    runs.push_back(
-        run_configuration(comm, bg, configs[c], keys,
-                          Graph500Searches(comm, g, tuple_counts, key_names, figures,
-                                           configs[c].name(), c == 0 ? o.levels : std::string()),
-                          o));
-  if (comm.rank() == 0) {
-    if (runs.size() == 1)
-      print_single(runs.front());
-    else
-      print_table(runs);
-    if (o.profile)
-      for (const ConfigRun& r : runs) print_profile(r);
-    std::fflush(stdout);
-  }
+  const std::vector<ConfigRun> runs =
+      run_configurations(comm, g, input, key_names, figures, configs, o.levels,
+                         [&](const bfs::Configuration& config, Graph500Searches searches) {
+                           return run_configuration(comm, bg, config, keys, std::move(searches), o);
+                         });
+  print_runs(comm, runs, o.profile, print_single, print_table, print_profile);
   write_results(comm, inv, "bfs", o.json, [&] {
-    nlohmann::json doc = {
-        {"input", loaded.description},
-        {"graph", {{"vertices", g.global_vertex_count()}, {"edges", g.global_edge_count()}}},
-        {"timings", load_timings(loaded)},
-        {"keys", key_names},
-        {"round_messages", o.round_messages},
-        {"valid_graph500_run", o.scale > 0 && keys.size() >= 64},
-        {"runs", nlohmann::json::array()}};
-    doc["timings"].update({{"graph_generation", generation_seconds},
-                           {"construction_time", construction_seconds},
-                           {"tuple_counting_seconds", counting_seconds}});
-    for (const ConfigRun& r : runs) doc["runs"].push_back(run_json(r));
+    nlohmann::json doc = graph500_document(loaded, key_names, o.round_messages, o.scale, input,
+                                           generation_seconds, construction_seconds);
+    for (const ConfigRun& r : runs) doc["runs"].push_back(bfs_run_json(r));
     doc["memory"] =
         memory_report(comm, g, bg.memory_bytes() - g.memory_bytes(), loaded.estimated_peak_bytes);
     if (!auto_advice.is_null()) doc["auto"] = auto_advice;
     return doc;
   });
-  if (const ConfigRun* r = first_failed(runs, &ConfigRun::validation))
-    fail_everywhere(
-        fmt::format("BFS validation failed for {}: {}", r->config.name(), r->validation));
+  fail_on_invalid(runs, "BFS");
 }
 
 }  // namespace

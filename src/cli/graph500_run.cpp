@@ -1,5 +1,7 @@
 #include "cli/graph500_run.hpp"
 
+#include "comm/models.hpp"
+#include "core/neighborhood.hpp"
 #include "graph/order.hpp"
 
 namespace gc::cli {
@@ -54,6 +56,39 @@ std::string graph500_notes(int scale, std::size_t keys) {
   return out;
 }
 
+std::string graph500_header(const Comm& comm, const std::string& kernel, const LoadedGraph& loaded,
+                            bool all_models, int scale, std::size_t keys) {
+  const DistGraph& g = loaded.graph;
+  std::string out =
+      fmt::format("{} {} on {} ranks ({}): |V| = {}, |E| = {}{}\n", kernel,
+                  loaded.description["spec"].get<std::string>(), comm.size(), mpi_library_version(),
+                  g.global_vertex_count(), g.global_edge_count(), ordering_note(loaded));
+  if (const std::string note = neighborhood_collectives_note(); !note.empty()) out += note + "\n";
+  if (all_models)
+    for (const auto& [name, reason] : unavailable_exchange_models())
+      out += fmt::format("note: skipped {}\n", reason);
+  return out + graph500_notes(scale, keys);
+}
+
+nlohmann::json graph500_document(const LoadedGraph& loaded, const std::vector<vid_t>& key_names,
+                                 std::uint64_t round_messages, int scale,
+                                 const Graph500Input& input, double generation_seconds,
+                                 double construction_seconds) {
+  const DistGraph& g = loaded.graph;
+  nlohmann::json doc = {
+      {"input", loaded.description},
+      {"graph", {{"vertices", g.global_vertex_count()}, {"edges", g.global_edge_count()}}},
+      {"timings", load_timings(loaded)},
+      {"keys", key_names},
+      {"round_messages", round_messages},
+      {"valid_graph500_run", scale > 0 && key_names.size() >= 64},
+      {"runs", nlohmann::json::array()}};
+  doc["timings"].update({{"graph_generation", generation_seconds},
+                         {"construction_time", construction_seconds},
+                         {"tuple_counting_seconds", input.counting_seconds}});
+  return doc;
+}
+
 bfs::Graph500Figures input_figures(const Comm& comm, int scale, int edgefactor,
                                    double generation_seconds, double construction_seconds) {
   bfs::Graph500Figures f;
@@ -84,6 +119,31 @@ nlohmann::json figures_json(const bfs::Graph500Figures& f) {
           {"nedge", statistics_json(t.nedge)},
           {"validate", statistics_json(t.validate)},
           {"seconds", f.seconds}};
+}
+
+std::string single_output(const Graph500Run& r, const std::string& name, const std::string& kernel,
+                          const std::string& head, const std::string& tail) {
+  std::string out = fmt::format("configuration: {}\n", name) + head;
+  out += bfs::output_block(r.figures, kernel);
+  out += fmt::format("setup_time: {:.6g}\n", r.setup_seconds);
+  out += fmt::format("buffer_bytes_per_rank: {}\n", r.buffer_bytes_max);
+  out += fmt::format("mean_messages: {:.6g}\nmean_bytes: {:.6g}\n", r.messages / r.searches(),
+                     r.bytes / r.searches());
+  return out + tail + fmt::format("validation: {}\n", r.validation);
+}
+
+nlohmann::json run_json(const Graph500Run& r, const std::string& configuration,
+                        const std::string& algorithm, const std::string& model) {
+  nlohmann::json j = {{"configuration", configuration},
+                      {"algorithm", algorithm},
+                      {"model", model},
+                      {"setup_seconds", r.setup_seconds},
+                      {"buffer_bytes_per_rank_max", r.buffer_bytes_max},
+                      {"messages", r.messages},
+                      {"bytes", r.bytes},
+                      {"validation", r.validation}};
+  j.update(figures_json(r.figures));
+  return j;
 }
 
 void add_graph500_options(CLI::App& cmd, Graph500Options& o, const std::string& scale_help,

@@ -1,13 +1,16 @@
 // What the Graph500 commands (bfs, kernel 2; sssp, kernel 3) share: the
 // Kronecker input with its tuple counts (the specification's nedge), the
-// search keys of --root/--roots, the notes above the output, the statistics
-// in JSON and a per-vertex output file.
+// search keys of --root/--roots, the header and notes above the output, the
+// configurations' searches and the figures every one of them gives, printed
+// and in JSON, and a per-vertex output file.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <ostream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -81,6 +84,20 @@ struct Graph500Options {
 };
 void add_graph500_options(CLI::App& cmd, Graph500Options& o, const std::string& scale_help,
                           const std::string& graph_note, const std::string& seed_help);
+
+// The output's first lines: the input, the ranks and the MPI library, then
+// the notes (the library's neighbourhood collectives, with `all_models` the
+// models this build lacks, and graph500_notes).
+std::string graph500_header(const Comm& comm, const std::string& kernel, const LoadedGraph& loaded,
+                            bool all_models, int scale, std::size_t keys);
+
+// The JSON document's fields every Graph500 command writes (input, graph,
+// timings with the Graph500 ones, keys, round_messages, valid_graph500_run),
+// and "runs" empty.
+nlohmann::json graph500_document(const LoadedGraph& loaded, const std::vector<vid_t>& key_names,
+                                 std::uint64_t round_messages, int scale,
+                                 const Graph500Input& input, double generation_seconds,
+                                 double construction_seconds);
 
 // "vertex value" per owned vertex whose value is not `none`, in the input's
 // 0-based ids (also when reordered or partitioned), by increasing id; the
@@ -160,5 +177,75 @@ class Graph500Searches {
   const std::vector<vid_t>& key_names_;
   std::string configuration_, values_path_;
 };
+
+// What the searches of one configuration give, whatever the kernel; each
+// command's result per configuration derives from it.
+struct Graph500Run {
+  double setup_seconds = 0;
+  std::uint64_t buffer_bytes_max = 0;
+  bfs::Graph500Figures figures;
+  std::uint64_t messages = 0, bytes = 0;  // summed over searches and ranks
+  std::string validation = "OK";
+
+  double searches() const { return static_cast<double>(figures.seconds.size()); }
+  // The figures and the verdict that `s` gathered.
+  void take(Graph500Searches&& s) {
+    figures = std::move(s.figures);
+    validation = std::move(s.validation);
+  }
+};
+
+// A configuration run alone: "configuration: NAME", `head` (the kernel's
+// lines), the Graph500 output block, setup time, buffer bytes, messages and
+// bytes per search, `tail` (the kernel's), validation.
+std::string single_output(const Graph500Run& r, const std::string& name, const std::string& kernel,
+                          const std::string& head, const std::string& tail);
+
+// A run's JSON: its configuration, algorithm and model, the figures of every
+// Graph500Run and figures_json; the kernel adds its own.
+nlohmann::json run_json(const Graph500Run& r, const std::string& configuration,
+                        const std::string& algorithm, const std::string& model);
+
+// `run_one(config, searches)` for each configuration, in order, each with
+// its Graph500Searches (the first writes the per-vertex values to
+// `values_path`, when one is given). Collective.
+template <class Config, class RunOne>
+auto run_configurations(const Comm& comm, const DistGraph& g, const Graph500Input& input,
+                        const std::vector<vid_t>& key_names, const bfs::Graph500Figures& figures,
+                        const std::vector<Config>& configs, const std::string& values_path,
+                        RunOne run_one) {
+  using Run = std::invoke_result_t<RunOne, const Config&, Graph500Searches>;
+  std::vector<Run> runs;
+  for (std::size_t c = 0; c < configs.size(); ++c)
+    runs.push_back(run_one(
+        configs[c], Graph500Searches(comm, g, input.tuple_counts, key_names, figures,
+                                     configs[c].name(), c == 0 ? values_path : std::string())));
+  return runs;
+}
+
+// On rank 0: `single(run)` for one configuration, else `table(runs)`; with
+// `profile`, `print_profile(run)` for each.
+template <class Run, class Single, class Table, class Profile>
+void print_runs(const Comm& comm, const std::vector<Run>& runs, bool profile, Single single,
+                Table table, Profile print_profile) {
+  if (comm.rank() != 0) return;
+  if (runs.size() == 1)
+    single(runs.front());
+  else
+    table(runs);
+  if (profile)
+    for (const Run& r : runs) print_profile(r);
+  std::fflush(stdout);
+}
+
+// Fails everywhere, naming the first configuration whose validation failed
+// ("BFS validation failed for NAME: ..."), if one did.
+template <class Run>
+void fail_on_invalid(const std::vector<Run>& runs, const std::string& kernel) {
+  for (const Run& r : runs)
+    if (check_failed(r.validation))
+      fail_everywhere(
+          fmt::format("{} validation failed for {}: {}", kernel, r.config.name(), r.validation));
+}
 
 }  // namespace gc::cli

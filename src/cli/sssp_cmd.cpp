@@ -35,14 +35,10 @@ struct Configuration {
   std::string name() const { return fmt::format("{}/{}", sssp::algorithm_name(algorithm), model); }
 };
 
-struct ConfigRun {
+struct ConfigRun : Graph500Run {
   Configuration config;
   double delta = 0;
-  double setup_seconds = 0;
-  std::uint64_t buffer_bytes_max = 0;
-  bfs::Graph500Figures figures;
-  std::uint64_t messages = 0, bytes = 0, relaxations = 0, phases = 0, buckets = 0;
-  std::string validation = "OK";
+  std::uint64_t relaxations = 0, phases = 0, buckets = 0;
   std::vector<sssp::SearchResult> profiles;  // per search, buckets only
 };
 
@@ -81,19 +77,11 @@ double parse_delta(const Comm& comm, const DistGraph& g, const std::string& text
 }
 
 void print_single(const ConfigRun& r) {
-  std::string out = fmt::format("configuration: {}\n", r.config.name());
-  if (r.delta > 0) out += fmt::format("delta: {:.6g}\n", r.delta);
-  out += bfs::output_block(r.figures, "sssp");
-  const double searches = static_cast<double>(r.figures.seconds.size());
-  out += fmt::format("setup_time: {:.6g}\n", r.setup_seconds);
-  out += fmt::format("buffer_bytes_per_rank: {}\n", r.buffer_bytes_max);
-  out += fmt::format(
-      "mean_relaxations: {:.6g}\nmean_phases: {:.6g}\nmean_buckets: {:.6g}\nmean_messages: "
-      "{:.6g}\nmean_bytes: {:.6g}\n",
-      r.relaxations / searches, r.phases / searches, r.buckets / searches, r.messages / searches,
-      r.bytes / searches);
-  out += fmt::format("validation: {}\n", r.validation);
-  std::fputs(out.c_str(), stdout);
+  const std::string head = r.delta > 0 ? fmt::format("delta: {:.6g}\n", r.delta) : "";
+  const std::string tail =
+      fmt::format("mean_relaxations: {:.6g}\nmean_phases: {:.6g}\nmean_buckets: {:.6g}\n",
+                  r.relaxations / r.searches(), r.phases / r.searches(), r.buckets / r.searches());
+  std::fputs(single_output(r, r.config.name(), "sssp", head, tail).c_str(), stdout);
 }
 
 void print_table(const std::vector<ConfigRun>& runs) {
@@ -109,10 +97,9 @@ void print_table(const std::vector<ConfigRun>& runs) {
   std::string out = table.header();
   for (const ConfigRun& r : runs) {
     const bfs::TepsSummary t = bfs::summarize(r.figures);
-    const double searches = static_cast<double>(r.figures.seconds.size());
     out += table.row(r.config.name(), t.harmonic_mean / 1e6, t.time.median, r.setup_seconds,
-                     r.phases / searches, r.relaxations / searches, r.messages / searches,
-                     r.bytes / searches / (1 << 20), r.validation);
+                     r.phases / r.searches(), r.relaxations / r.searches(),
+                     r.messages / r.searches(), r.bytes / r.searches() / (1 << 20), r.validation);
   }
   std::fputs(out.c_str(), stdout);
 }
@@ -136,21 +123,14 @@ void print_profile(const ConfigRun& r) {
   std::fputs(out.c_str(), stdout);
 }
 
-nlohmann::json run_json(const ConfigRun& r) {
-  nlohmann::json j = {{"configuration", r.config.name()},
-                      {"algorithm", sssp::algorithm_name(r.config.algorithm)},
-                      {"model", r.config.model},
-                      {"delta", r.delta > 0 ? nlohmann::json(r.delta) : nlohmann::json()},
-                      {"setup_seconds", r.setup_seconds},
-                      {"buffer_bytes_per_rank_max", r.buffer_bytes_max},
-                      {"nsssp", r.figures.seconds.size()},
-                      {"messages", r.messages},
-                      {"bytes", r.bytes},
-                      {"relaxations", r.relaxations},
-                      {"phases", r.phases},
-                      {"buckets", r.buckets},
-                      {"validation", r.validation}};
-  j.update(figures_json(r.figures));
+nlohmann::json sssp_run_json(const ConfigRun& r) {
+  nlohmann::json j =
+      run_json(r, r.config.name(), sssp::algorithm_name(r.config.algorithm), r.config.model);
+  j.update({{"delta", r.delta > 0 ? nlohmann::json(r.delta) : nlohmann::json()},
+            {"nsssp", r.figures.seconds.size()},
+            {"relaxations", r.relaxations},
+            {"phases", r.phases},
+            {"buckets", r.buckets}});
   if (!r.profiles.empty()) {
     j["profile"] = nlohmann::json::array();
     for (const auto& s : r.profiles) {
@@ -195,8 +175,7 @@ ConfigRun run_configuration(const Comm& comm, const DistGraph& g, const Configur
       run.profiles.push_back(std::move(s));
     }
   }
-  run.figures = std::move(searches.figures);
-  run.validation = std::move(searches.validation);
+  run.take(std::move(searches));
   run.buffer_bytes_max = max_over_ranks(comm, engine.buffer_bytes());
   return run;
 }
@@ -216,55 +195,27 @@ void run_sssp(const Comm& comm, const Invocation& inv, SsspOptions& o) {
   const double delta = parse_delta(comm, g, o.delta);
   const std::vector<vid_t> keys = search_keys(comm, g, o.root, o.roots, o.graph.seed);
   const std::vector<vid_t> key_names = input_ids_of(comm, g, keys);
-  if (comm.rank() == 0) {
-    std::string out = fmt::format("sssp {} on {} ranks ({}): |V| = {}, |E| = {}{}\n",
-                                  loaded.description["spec"].get<std::string>(), comm.size(),
-                                  mpi_library_version(), g.global_vertex_count(),
-                                  g.global_edge_count(), ordering_note(loaded));
-    if (const std::string note = neighborhood_collectives_note(); !note.empty()) out += note + "\n";
-    if (o.model == "all")
-      for (const auto& [name, reason] : unavailable_exchange_models())
-        out += fmt::format("note: skipped {}\n", reason);
-    std::fputs((out + graph500_notes(o.scale, keys.size())).c_str(), stdout);
-  }
+  if (comm.rank() == 0)
+    std::fputs(
+        graph500_header(comm, "sssp", loaded, o.model == "all", o.scale, keys.size()).c_str(),
+        stdout);
   const bfs::Graph500Figures figures =
       input_figures(comm, o.scale, o.edgefactor, generation_seconds, loaded.build_seconds);
-  std::vector<ConfigRun> runs;
-  for (std::size_t c = 0; c < configs.size(); ++c)
-    runs.push_back(
-        run_configuration(comm, g, configs[c], delta, keys,
-                          Graph500Searches(comm, g, input.tuple_counts, key_names, figures,
-                                           configs[c].name(), c == 0 ? o.distances : std::string()),
-                          o));
-  if (comm.rank() == 0) {
-    if (runs.size() == 1)
-      print_single(runs.front());
-    else
-      print_table(runs);
-    if (o.profile)
-      for (const ConfigRun& r : runs) print_profile(r);
-    std::fflush(stdout);
-  }
+  const std::vector<ConfigRun> runs = run_configurations(
+      comm, g, input, key_names, figures, configs, o.distances,
+      [&](const Configuration& config, Graph500Searches searches) {
+        return run_configuration(comm, g, config, delta, keys, std::move(searches), o);
+      });
+  print_runs(comm, runs, o.profile, print_single, print_table, print_profile);
   write_results(comm, inv, "sssp", o.json, [&] {
-    nlohmann::json doc = {
-        {"input", loaded.description},
-        {"graph", {{"vertices", g.global_vertex_count()}, {"edges", g.global_edge_count()}}},
-        {"timings", load_timings(loaded)},
-        {"keys", key_names},
-        {"round_messages", o.round_messages},
-        {"weights_precision", o.weights_precision},
-        {"valid_graph500_run", o.scale > 0 && keys.size() >= 64},
-        {"runs", nlohmann::json::array()}};
-    doc["timings"].update({{"graph_generation", generation_seconds},
-                           {"construction_time", loaded.build_seconds},
-                           {"tuple_counting_seconds", input.counting_seconds}});
-    for (const ConfigRun& r : runs) doc["runs"].push_back(run_json(r));
+    nlohmann::json doc = graph500_document(loaded, key_names, o.round_messages, o.scale, input,
+                                           generation_seconds, loaded.build_seconds);
+    doc["weights_precision"] = o.weights_precision;
+    for (const ConfigRun& r : runs) doc["runs"].push_back(sssp_run_json(r));
     doc["memory"] = memory_report(comm, g, 0, loaded.estimated_peak_bytes);
     return doc;
   });
-  if (const ConfigRun* r = first_failed(runs, &ConfigRun::validation))
-    fail_everywhere(
-        fmt::format("SSSP validation failed for {}: {}", r->config.name(), r->validation));
+  fail_on_invalid(runs, "SSSP");
 }
 
 }  // namespace
