@@ -83,9 +83,9 @@ def one_per_run(advice, inp, ranks, roots):
     ranked (matching: every algorithm in it), a run per algorithm/model for
     BFS; the models slowest to simulate last."""
     ranked = {a["kernel"]: [c["configuration"] for c in a["ranked"]] for a in advice["advice"]}
-    match = sorted({name.split("/")[1] for name in ranked["match"]})
+    match = sorted({name.split("/")[1] for name in ranked.get("match", [])})
     bfs = []
-    for name in ranked["bfs"]:
+    for name in ranked.get("bfs", []):
         algorithm, _, model = name.partition("/")
         bfs.append(config("bfs", inp, model or None, ranks,
                           {"roots": roots, "algorithm": algorithm}))
@@ -207,7 +207,10 @@ def main():
         for ranks in args.ranks:
             kernels = [k for k in KERNELS if k in args.kernels and
                        (k != "spmm" or inp in args.spmm_inputs)]
-            advise_options = {"kernel": "all", "calibration": args.calibration}
+            # One kernel judged: advise for it alone (for matching, no BFS
+            # to count levels, which at 1024 simulated ranks costs minutes).
+            advise_options = {"kernel": kernels[0] if len(kernels) == 1 else "all",
+                              "calibration": args.calibration}
             if args.given_distribution_only:  # only then: a stored suite's key stays
                 advise_options["given-distribution-only"] = True
             advice_config = config("advise", inp, None, ranks, advise_options)
