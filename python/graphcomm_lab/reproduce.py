@@ -439,7 +439,9 @@ SIM_NBR_RANKS = [256]
 SIM_NBR_LARGE = (["moore:2:1", "moore:2:2", "moore:3:1"], [4096], [4, 64])
 # The densest neighbourhood whose plan stays below a node link's saturation
 # at 4 B (48 neighbours: incoming lists of 192 bytes), for the study's 2x at
-# 4K processes; moore:2:4's 320-byte lists did not build in 90 minutes.
+# 4K processes; moore:2:4's 320-byte lists did not build in 90 minutes, nor
+# did its run finish in 2 h 23 min of wall time after the plan's rounds went
+# between partners only (2026-12-04, docs/simulation.md).
 SIM_NBR_DENSE_LARGE = (["moore:2:3"], [4096], [4])
 SIM_MATCH_INPUTS = ["rgg:262144", "rmat:16"]
 SIM_MATCH_RANKS = [256]
