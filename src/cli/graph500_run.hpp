@@ -242,10 +242,9 @@ void print_runs(const Comm& comm, const std::vector<Run>& runs, bool profile, Si
 // ("BFS validation failed for NAME: ..."), if one did.
 template <class Run>
 void fail_on_invalid(const std::vector<Run>& runs, const std::string& kernel) {
-  for (const Run& r : runs)
-    if (check_failed(r.validation))
-      fail_everywhere(
-          fmt::format("{} validation failed for {}: {}", kernel, r.config.name(), r.validation));
+  if (const Run* r = first_failed<Run>(runs, &Run::validation))
+    fail_everywhere(
+        fmt::format("{} validation failed for {}: {}", kernel, r->config.name(), r->validation));
 }
 
 }  // namespace gc::cli
