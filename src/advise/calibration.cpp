@@ -158,16 +158,22 @@ std::vector<Sample> measure(const Comm& comm, const CalibrationOptions& o) {
 
 std::map<std::string, Coefficients> fit_configurations(const Calibration& c,
                                                        const std::string& kernel, int parts) {
-  const bool at_parts = std::any_of(c.samples.begin(), c.samples.end(), [&](const Sample& s) {
-    return s.kernel == kernel && s.features.parts == parts;
-  });
-  std::map<std::string, std::vector<Observation>> by_configuration;
-  for (const Sample& s : c.samples)
-    if (s.kernel == kernel && s.seconds > 0 && (!at_parts || s.features.parts == parts))
-      by_configuration[s.configuration].push_back({term_counts(kernel, s.features), s.seconds});
+  // A fit of kTerms costs needs more samples than terms: with fewer at `parts`
+  // (a calibration made at a new rank count on an input or two), fitting on
+  // them alone leaves most costs undetermined, so every sample is used.
+  constexpr std::size_t kEnoughAtParts = kTerms + 1;
+  std::map<std::string, std::vector<Observation>> every, at_parts;
+  for (const Sample& s : c.samples) {
+    if (s.kernel != kernel || s.seconds <= 0) continue;
+    const Observation o{term_counts(kernel, s.features), s.seconds};
+    every[s.configuration].push_back(o);
+    if (s.features.parts == parts) at_parts[s.configuration].push_back(o);
+  }
   std::map<std::string, Coefficients> out;
-  for (const auto& [configuration, observations] : by_configuration)
-    out[configuration] = fit(observations);
+  for (const auto& [configuration, observations] : every) {
+    const std::vector<Observation>& here = at_parts[configuration];
+    out[configuration] = fit(here.size() >= kEnoughAtParts ? here : observations);
+  }
   return out;
 }
 

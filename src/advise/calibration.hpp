@@ -60,9 +60,9 @@ const std::vector<std::string>& default_calibration_inputs();
 std::vector<Sample> measure(const Comm& comm, const CalibrationOptions& options);
 
 // The configurations of `kernel` in the calibration, each with its fitted
-// costs: from the samples at `parts` ranks when there are some (a machine
-// oversubscribed at 4 ranks is not the machine at 2 scaled), else from every
-// sample (extrapolation). parts 0: every sample.
+// costs: from its samples at `parts` ranks when there are more of them than
+// cost terms (a machine oversubscribed at 4 ranks is not the machine at 2
+// scaled), else from every sample (extrapolation). parts 0: every sample.
 std::map<std::string, Coefficients> fit_configurations(const Calibration& c,
                                                        const std::string& kernel, int parts = 0);
 

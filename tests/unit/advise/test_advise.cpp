@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "advise/advice.hpp"
+#include "advise/calibration.hpp"
 #include "advise/cost_model.hpp"
 #include "advise/features.hpp"
 #include "graph/spec.hpp"
@@ -83,6 +84,34 @@ TEST(CostModel, TermsOfEachKernel) {
   EXPECT_EQ(m, (Counts{500, 40, 7, 4, 0}));  // one round, 1 + log2 8 steps
   EXPECT_EQ(b, (Counts{500, 40, 42, 24, 6000}));
   EXPECT_EQ(s, (Counts{0, 40, 7, 4, 600}));  // no scan; allgather gathers all 2|E| nonzeros
+}
+
+// A matching sample at `parts` ranks whose time is `scan_cost` per edge of
+// the busiest rank plus 1 us per cut edge.
+Sample match_sample(int parts, int i, double scan_cost) {
+  Sample s;
+  s.kernel = "match";
+  s.configuration = "ld/nsr";
+  s.features.parts = parts;
+  s.features.edges_max = 1000.0 * i;
+  s.features.cut_max = 100.0 * ((i * 7) % 5 + 1);
+  s.features.degree_max = 1 + i % 3;
+  s.seconds = scan_cost * s.features.edges_max + 1e-6 * s.features.cut_max;
+  return s;
+}
+
+TEST(Calibration, FitsAtTheRankCountOnlyWithMoreSamplesThanTerms) {
+  Calibration c;
+  for (int i = 1; i <= 12; ++i) c.samples.push_back(match_sample(16, i, 1e-8));
+  for (int i = 1; i <= 2; ++i) c.samples.push_back(match_sample(256, i, 1e-7));
+  // Two samples at 256: too few to fit five costs on, so every sample counts.
+  EXPECT_EQ(fit_configurations(c, "match", 256).at("ld/nsr").samples, 14u);
+  EXPECT_EQ(fit_configurations(c, "match", 16).at("ld/nsr").samples, 12u);
+  EXPECT_EQ(fit_configurations(c, "match", 64).at("ld/nsr").samples, 14u);
+  for (int i = 3; i <= 6; ++i) c.samples.push_back(match_sample(256, i, 1e-7));
+  const Coefficients at256 = fit_configurations(c, "match", 256).at("ld/nsr");
+  EXPECT_EQ(at256.samples, 6u);
+  EXPECT_NEAR(at256.cost[static_cast<int>(Term::scan)], 1e-7, 1e-12);
 }
 
 Choice choice(const std::string& name, double seconds, double fit_error) {
