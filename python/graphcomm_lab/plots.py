@@ -270,7 +270,8 @@ def comm_matrix(runs, kernel, out_base, metric=None):
     groups = _alike(models, quantity)
     cols = min(2, len(groups))
     rows = (len(groups) + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(6.0 * cols, 5.4 * rows), squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(6.0 * cols, 5.4 * rows), squeeze=False,
+                             layout="constrained")
     for ax in axes.flat[len(groups):]:
         ax.set_visible(False)
     for ax, (names, m) in zip(axes.flat, groups):

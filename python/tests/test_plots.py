@@ -1,0 +1,29 @@
+"""Figures whose texts collide cannot be read: the communication matrix's
+title and its panels' titles (the models each panel stands for) must not
+overlap."""
+from graphcomm_lab import plots
+
+
+def test_matrix_titles_do_not_overlap(monkeypatch, tmp_path):
+    drawn = {}
+
+    def keep(fig, out_base):
+        fig.canvas.draw()
+        drawn["fig"] = fig
+        return []
+
+    monkeypatch.setattr(plots, "_save", keep)
+    models = {f"{a}/{m}": {"messages": [[0, w], [w, 0]]}
+              for a, w in (("ld", 1200), ("suitor", 300))
+              for m in ("hybrid", "ncl", "ncl-combined", "nsr", "nsr-agg", "rma", "rma-fence",
+                        "rma-hash", "shmem-fence", "shmem-hash")}
+    run = {"kernel": "match", "status": "ok", "input": "rmat:16", "ranks": 2,
+           "result": {"comm_matrix": {"models": models}}}
+    plots.comm_matrix([run], "match", tmp_path / "m")
+    fig = drawn["fig"]
+    renderer = fig.canvas.get_renderer()
+    title = fig._suptitle.get_window_extent(renderer)
+    panels = [ax.title.get_window_extent(renderer) for ax in fig.axes if ax.get_title()]
+    assert len(panels) == 2  # ld's ten models alike, suitor's ten alike
+    for panel in panels:
+        assert not title.overlaps(panel), (title, panel)
