@@ -354,7 +354,7 @@ def queues(runs, kernel, out_base, metric=None):
         raise PlotError("no mq runs with queue figures in the store")
     engines = sorted({e for per in data.values() for e in per})
     inputs = sorted(data)
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4), layout="constrained")
     width = 0.8 / len(inputs)
     for ax, key, title in ((axes[0], "search", "queue elements traversed per search"),
                            (axes[1], "ns", "ns per operation")):
@@ -366,7 +366,9 @@ def queues(runs, kernel, out_base, metric=None):
                       ha="right")
         ax.set_yscale("log")
         ax.set_title(title)
-    axes[0].legend(fontsize="x-small")
+    # Above the panels: inside one, the legend hid the tallest bars.
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside upper center", ncols=len(inputs), fontsize="small")
     return _save(fig, out_base)
 
 

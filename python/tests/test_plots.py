@@ -1,6 +1,5 @@
 """Figures whose texts collide cannot be read: the communication matrix's
-title and its panels' titles (the models each panel stands for) must not
-overlap."""
+title and its panels' titles must not overlap, nor a legend the bars."""
 from graphcomm_lab import plots
 
 
@@ -27,3 +26,26 @@ def test_matrix_titles_do_not_overlap(monkeypatch, tmp_path):
     assert len(panels) == 2  # ld's ten models alike, suitor's ten alike
     for panel in panels:
         assert not title.overlaps(panel), (title, panel)
+
+
+def test_queue_legend_hides_no_bar(monkeypatch, tmp_path):
+    drawn = {}
+
+    def keep(fig, out_base):
+        fig.canvas.draw()
+        drawn["fig"] = fig
+        return []
+
+    monkeypatch.setattr(plots, "_save", keep)
+    engines = [{"engine": e, "umq": {"mean": s}, "prq": {"mean": 0}, "ns_per_operation": s}
+               for e, s in (("linked-list", 500), ("bins", 3), ("vectors", 520))]
+    runs = [{"kernel": "mq", "status": "ok", "input": inp, "result": {"engines": engines}}
+            for inp in ("synth:depth", "synth:many-to-one,ranks=64")]
+    plots.queues(runs, "mq", tmp_path / "q")
+    fig = drawn["fig"]
+    renderer = fig.canvas.get_renderer()
+    legends = fig.legends + [ax.get_legend() for ax in fig.axes if ax.get_legend()]
+    assert len(legends) == 1
+    box = legends[0].get_window_extent(renderer)
+    for ax in fig.axes:
+        assert not box.overlaps(ax.get_window_extent(renderer))
