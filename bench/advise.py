@@ -55,6 +55,7 @@ import sys
 
 import lab
 from lab import DATASETS, ROOT, config, median
+from graphcomm_lab.measured import measured_times
 
 DEFAULT_INPUTS = [
     "rmat:16", "rmat:13,ef=4", "er:32768,d=4", "rgg:262144", "grid:48", "sbm:32768",
@@ -96,21 +97,6 @@ def one_per_run(advice, inp, ranks, roots):
 def slow_to_simulate(c):
     """A sort key: False before True, so these configurations run last."""
     return c.model in SLOW_TO_SIMULATE
-
-
-def measured_times(docs, kernel):
-    """{configuration: median seconds over the repetitions' documents}."""
-    times = {}
-    for doc in docs:
-        for run in doc["runs"]:
-            if kernel == "match":
-                name, seconds = f"{run['algorithm']}/{run['model']}", run["seconds"]
-            elif kernel == "spmm":
-                name, seconds = run["method"], run["gather_seconds"]
-            else:
-                name, seconds = run["configuration"], run["time"]["median"]
-            times.setdefault(name, []).append(seconds)
-    return {name: median(v) for name, v in times.items()}
 
 
 def pick_and_judge(pick_docs, judge_docs, kernel):

@@ -43,8 +43,9 @@ import os
 import sys
 
 import lab
-from advise import DEFAULT_INPUTS, TARGET, measured_times
+from advise import DEFAULT_INPUTS, TARGET
 from lab import DATASETS, ROOT, BenchError, config, median
+from graphcomm_lab.measured import measured_times
 
 # The real graphs of bench/advise.py's inputs, and two of its generated ones.
 DEFAULT_DISTRIBUTION_INPUTS = [

@@ -180,6 +180,7 @@ td.missing { color: #999; }
 p.summary { font-weight: 600; margin: 0.5em 0 0.2em; }
 p.note, figcaption { color: #555; font-size: 0.88em; margin: 0.2em 0; }
 p.reason { font-size: 0.9em; margin: 0.2em 0; }
+p.measured { font-size: 0.9em; margin: 0.2em 0; font-weight: 600; }
 table.ranked td:nth-child(2), table.ranked th { white-space: nowrap; }
 figure { margin: 1em 0; }
 figure img { display: block; max-width: 100%; height: auto; }

@@ -6,6 +6,7 @@ import re
 from collections import Counter, defaultdict
 
 from .figures import options_text
+from .measured import ADVISED_KERNELS, measured_times
 from .report_pivot import number
 
 from .report_html import _summary, _table
@@ -13,15 +14,35 @@ from .report_html import _summary, _table
 TOP_RANKED = 5  # configurations of each advice shown
 
 
-def _advice_block(entry):
-    """One kernel's advice: its choice, the reason, the first ranked."""
+def _measured_line(entry, measured):
+    """The choice's measured time against the fastest measured, where the
+    store holds the kernel's runs beside the advice (the tour does)."""
+    choice = entry.get("choice")
+    best = min(measured, key=measured.get)
+    fastest = f"the fastest measured {best}, {number(measured[best] * 1e3)} ms"
+    if choice not in measured:
+        return f"measured beside it: {fastest}; the choice not measured"
+    if choice == best:
+        return f"measured beside it: the choice is {fastest}"
+    return (f"measured beside it: the choice {number(measured[choice] * 1e3)} ms, "
+            f"{measured[choice] / measured[best]:.2f}x {fastest}")
+
+
+def _advice_block(entry, measured=None):
+    """One kernel's advice: its choice, the reason, the first ranked; with
+    `measured` ({configuration: seconds} of runs beside it), their times too."""
     rows = []
     for i, r in enumerate(entry.get("ranked", [])[:TOP_RANKED], 1):
         seconds = r.get("predicted_seconds")
         error = (r.get("fit") or {}).get("median_error")
-        rows.append((i, r.get("configuration", "-"),
-                     number(seconds * 1e3) if isinstance(seconds, (int, float)) else "-",
-                     f"{100 * error:.0f}%" if isinstance(error, (int, float)) else "-"))
+        row = (i, r.get("configuration", "-"),
+               number(seconds * 1e3) if isinstance(seconds, (int, float)) else "-",
+               f"{100 * error:.0f}%" if isinstance(error, (int, float)) else "-")
+        if measured:
+            taken = measured.get(r.get("configuration"))
+            row += (number(taken * 1e3) if taken is not None else "-",)
+        rows.append(row)
+    head = ("#", "configuration", "predicted ms", "fit error")
     extrapolation = entry.get("extrapolation")
     ties = entry.get("ties") or []
     return ("<div>"
@@ -32,9 +53,22 @@ def _advice_block(entry):
                if extrapolation else "")
             + (f'<p class="note">tied within the choice\'s fit error: '
                f'{html.escape(", ".join(map(str, ties)))}</p>' if ties else "")
-            + _table(("#", "configuration", "predicted ms", "fit error"), rows, numeric=(0, 2, 3),
-                     cls="ranked")
+            + (f'<p class="measured">{html.escape(_measured_line(entry, measured))}</p>'
+               if measured else "")
+            + _table(head + (("measured ms",) if measured else ()), rows,
+                     numeric=(0, 2, 3, 4), cls="ranked")
             + "</div>")
+
+
+def _measured_beside(runs, suite, inp, ranks):
+    """{kernel: {configuration: median seconds}} of the suite's ok kernel runs
+    on this input at this rank count."""
+    docs = defaultdict(list)
+    for r in runs:
+        if (r["kernel"] in ADVISED_KERNELS and r["status"] == "ok" and r["suite"] == suite
+                and r["input"] == inp and r["ranks"] == ranks and r["result"]):
+            docs[r["kernel"]].append(r["result"])
+    return {k: measured_times(d, k) for k, d in docs.items()}
 
 
 def _entries(result):
@@ -98,9 +132,10 @@ def _advice(runs):
                    + (f", calibration {html.escape(', '.join(calibration))}" if calibration else "")
                    + (f"; the newest of {len(mine)} runs below, the others collapsed"
                       if len(mine) > 1 else "") + ".</p>")
-        out.append('<div class="advice">' + "".join(_advice_block(e)
-                                                    for e in _entries(newest["result"]))
-                   + "</div>")
+        beside = _measured_beside(runs, suite, inp, ranks)
+        out.append('<div class="advice">' + "".join(
+            _advice_block(e, beside.get(e.get("kernel")))
+            for e in _entries(newest["result"])) + "</div>")
         for r in mine[:-1]:
             picks = ", ".join(f"{e.get('kernel')} {e.get('choice')}" for e in _entries(r["result"]))
             out.append(f"<details><summary>run {r['repeat'] + 1}: {html.escape(picks)}</summary>"

@@ -208,6 +208,32 @@ def test_answers_advice(tmp_path):
     assert "No advice stored: <code>graphcomm advise --calibrate --graph INPUT" in none
 
 
+def test_answers_advice_against_the_runs_beside_it(tmp_path):
+    """Where the suite also ran the kernel on the advised input and ranks (the
+    tour does), each ranked configuration shows its measured time, and a
+    line says how the choice compares with the fastest measured."""
+    advice = advise_run(0, {"match": "ld/nsr", "bfs": "replicated"}, ranked=3)
+    beside = [match("rmat:16", {"nsr": s, "rma": 0.0123}, suite="tour", ranks=4, repeat=k)
+              for k, s in enumerate((0.0400, 0.0500, 0.0600))]
+    elsewhere = [match("rmat:16", {"nsr": 0.001}, suite="other", ranks=4),
+                 match("rmat:16", {"nsr": 0.001}, suite="tour", ranks=2)]
+    page = page_of([advice] + beside + elsewhere, tmp_path)
+    answers = page[page.index('<h2 id="answers">'):page.index("<h2>Per kernel</h2>")]
+    block = answers[answers.index("<h4>match:"):answers.index("<h4>bfs:")]
+    # The median of the three runs of this suite, input and ranks: 50 ms.
+    assert ("measured beside it: the choice 50.00 ms, 4.07x the fastest measured ld/rma, "
+            "12.30 ms") in block
+    assert "<th>measured ms</th>" in block
+    assert '<td class="num">25.39</td><td class="num">43%</td><td class="num">50.00</td>' in block
+    assert '<td class="num">-</td></tr>' in block  # match-config-1: not measured
+    # No bfs run beside it: no measured column, no line.
+    bfs_block = answers[answers.index("<h4>bfs:"):]
+    assert "measured" not in bfs_block[:bfs_block.index("</table>")]
+    # The choice the fastest: said so.
+    best = page_of([advise_run(0, {"match": "ld/rma"}, ranked=2)] + beside, tmp_path)
+    assert "measured beside it: the choice is the fastest measured ld/rma, 12.30 ms" in best
+
+
 def test_answers_advice_for_the_collectives(tmp_path):
     """`advise --kernel nbr` documents (per block size, not per kernel) are
     answers too: a choice and its ranking per size."""
