@@ -138,6 +138,24 @@ TEST(Advice, TiesAreThoseWithinTheChoicesFitError) {
   EXPECT_TRUE(ties(a).empty());
 }
 
+TEST(Advice, ProcessGraphInWordsHasThreeDensities) {
+  auto words = [](double degree_avg) {
+    Features f;
+    f.parts = 256;
+    f.degree_avg = degree_avg;
+    Calibration c;
+    c.samples.push_back(match_sample(16, 1, 1e-8));
+    return advise(c, "match", f, {}).process_graph;
+  };
+  EXPECT_EQ(words(2.0), "d_avg 2.0 of 255: a sparse process graph");
+  // The internet graph at 256 ranks: neither sparse nor dense.
+  EXPECT_EQ(words(102.0),
+            "d_avg 102.0 of 255: a process graph of middling density (each rank talks to 40% of "
+            "the others)");
+  EXPECT_EQ(words(200.0), "d_avg 200.0 of 255: a dense process graph");
+  EXPECT_EQ(words(255.0), "d_avg 255.0 of 255: every rank talks to every rank");
+}
+
 // The features of a generated graph, counted here from its edges, for the
 // parts cut by `balance`.
 void expect_features_counted_independently(Balance balance) {
