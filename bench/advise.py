@@ -37,8 +37,10 @@ on that platform, the SMPI build): every time is then simulated, advise's and
 the kernels' alike, and the calibration is the platform's (made by
 `scripts/simulate -np P --platform NAME graphcomm advise --calibrate
 --platform NAME` at a few rank counts; by default
-bench/simulated/calibration-NAME.json); one repetition is enough, simulated
-time being deterministic up to the computation SMPI measures.
+bench/simulated/calibration-NAME.json). Repeat there too (--repeat 3): the
+kernels' simulated times charge the computation SMPI measures on this
+machine, and an asynchronous kernel's path follows it (one matching at 256
+simulated ranks: 0.63-1.28 ms over 8 runs of one command, bench/README.md).
 --given-distribution-only passes the flag to advise: the ranking judged is
 the same (the kernels run on the given distribution), without the reverse
 Cuthill-McKee order and the other layouts advise compares by default, which
