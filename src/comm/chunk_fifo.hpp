@@ -31,6 +31,20 @@ class ChunkFifo {
     ++size_;
   }
 
+  // Makes the first chunk now (its first page touched, the deque's own block
+  // allocated), so that the first push does not: for an exchange's setup,
+  // which is timed apart from its phases. The memory is what the first push
+  // would take and keep (a drained chunk stays as the spare).
+  void prepare() {
+    if (!chunks_.empty() || spare_) return;
+    auto chunk = std::make_unique_for_overwrite<T[]>(kChunk);
+    chunk[0] = T{};
+    chunks_.push_back(std::move(chunk));
+    spare_ = std::move(chunks_.front());
+    chunks_.pop_front();
+    peak_chunks_ = std::max<size_t>(peak_chunks_, 1);
+  }
+
   const T& front() const { return chunks_.front()[head_]; }
 
   // f(span) over the first n elements, in order, a chunk's part at a time.
