@@ -44,10 +44,10 @@ class NsrAggExchange final : public Exchange {
     size_at_evoke_.assign(k, 0);
     done_counts_.assign(k, Message{0, 0});
     // A packet for every neighbour this rank may send to, made (and its pages
-    // touched) here, in the timed setup: made on first push, 91 of them cost
-    // a rank at 256 simulated ranks more than its whole matching (luxembourg_osm,
-    // ld: 0.8-1.1 ms against 0.3-0.7 ms, three runs each). More come only
-    // when full packets wait to be sent.
+    // touched) here, in the timed setup: made on first push, inside the
+    // phase, they cost a rank with many neighbours more than a small phase's
+    // own work (bench/README.md, "nsr-agg's packets made at setup"). More
+    // come only when full packets wait to be sent.
     for (size_t i = 0; i < k; ++i)
       if (neighborhood_.capacity[i] > 0) {
         packets_.emplace_back();

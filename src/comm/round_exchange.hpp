@@ -60,9 +60,8 @@ class RoundExchange : public Exchange {
   RoundExchange(const Comm& comm, Neighborhood nb) : Exchange(comm, std::move(nb)) {
     outgoing_.resize(neighborhood_.ranks.size());
     // Each queue's first chunk made here, in the timed setup, not by the first
-    // push inside a phase (luxembourg_osm, ld over rma at 256 simulated ranks:
-    // 91 neighbours, round 0 cost 0.61 ms against 0.13-0.15 ms for the models
-    // that make their buffers up front).
+    // push inside a phase, where a rank with many neighbours would pay for
+    // them all in its first round (as nsr-agg's packets: bench/README.md).
     for (size_t i = 0; i < outgoing_.size(); ++i)
       if (neighborhood_.capacity[i] > 0) outgoing_[i].prepare();
     in_counts_.assign(neighborhood_.ranks.size(), 0);
