@@ -434,8 +434,9 @@ SIM_NBR_INPUTS = ["moore:2:1", "moore:2:2", "moore:2:3", "moore:2:4", "moore:3:1
 SIM_NBR_RANKS = [256]
 # And the study's 4096 ranks where simulating stays within minutes: the
 # sparser Moore neighbourhoods at 4 and 64 bytes. Dense neighbourhoods (their
-# plans exchange lists of 48-80 ranks) and 1 KiB and more cost hours of
-# SimGrid's flow solver there (docs/simulation.md).
+# plans exchange lists of 48-80 ranks) cost hours of SimGrid's flow solver
+# there; 1 KiB and 4 KiB on moore:2:1 took 17 minutes, not yet a row here
+# (docs/simulation.md).
 SIM_NBR_LARGE = (["moore:2:1", "moore:2:2", "moore:3:1"], [4096], [4, 64])
 # The densest neighbourhood whose plan stays below a node link's saturation
 # at 4 B (48 neighbours: incoming lists of 192 bytes), for the study's 2x at
