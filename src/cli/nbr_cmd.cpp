@@ -24,6 +24,7 @@ namespace {
 
 struct NbrOptions {
   std::string topology, collective = "allgather", k = "auto", mode = "agnostic";
+  std::string plan_build = "distributed";
   std::string sizes = "4,64,1024,4096", json, save_topology;
   bool nonblocking = false, check = false;
   int theta = 0, ranks_per_node = 0, iters = 100, repeat = 3;
@@ -64,6 +65,7 @@ void run_nbr_bench(const Comm& comm, const Invocation& inv, const NbrOptions& o)
   po.theta = o.theta;
   po.mode = nbr::parse_mode(o.mode);
   po.ranks_per_node = o.ranks_per_node;
+  po.gathered = o.plan_build == "gathered";
   const std::vector<std::uint64_t> sizes = block_sizes(o.sizes);
   std::vector<int> sources, destinations;
   topology_lists(comm, o.topology, o.graph, o.seed, sources, destinations);
@@ -133,8 +135,9 @@ void run_nbr_bench(const Comm& comm, const Invocation& inv, const NbrOptions& o)
         o.ranks_per_node > 0 ? fmt::format(" ({} ranks per node)", o.ranks_per_node) : "");
     out += fmt::format(
         "plan: {:.1f} hyperedges/rank, {} groups, {} steps ({} matching rounds, {:.1f} "
-        "messages/rank), {:.2f} messages/rank (default {:.2f}), built in {:.4f} s\n",
-        hyperedges, groups, steps, rounds, matching_messages, messages, default_messages, build);
+        "messages/rank), {:.2f} messages/rank (default {:.2f}), built in {:.4f} s{}\n",
+        hyperedges, groups, steps, rounds, matching_messages, messages, default_messages, build,
+        po.gathered ? " (gathered: every rank's side run on rank 0)" : "");
     if (const std::string note = neighborhood_collectives_note(); !note.empty())
       out += note + "; \"default\" is that schedule\n";
     if (!ours.library_in_order())
@@ -152,6 +155,7 @@ void run_nbr_bench(const Comm& comm, const Invocation& inv, const NbrOptions& o)
                             {"theta", o.theta},
                             {"mode", o.mode},
                             {"ranks_per_node", o.ranks_per_node},
+                            {"build", o.plan_build},
                             {"hyperedges_per_rank", hyperedges},
                             {"groups", groups},
                             {"steps", steps},
@@ -196,6 +200,12 @@ void add_nbr_command(CLI::App& app, Runner& run) {
   cmd->add_option("--ranks-per-node", o.ranks_per_node,
                   "aware: emulate nodes of N ranks (default: the real nodes)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--plan-build", o.plan_build,
+                  "distributed (every rank its side, as the paper), or gathered (rank 0 runs "
+                  "every rank's side and scatters the plans: the same plan, for simulations "
+                  "at thousands of ranks)")
+      ->check(CLI::IsMember({"distributed", "gathered"}))
+      ->capture_default_str();
   cmd->add_option("--sizes", o.sizes, "Bytes per block, comma-separated")->capture_default_str();
   cmd->add_option("--iters", o.iters, "Calls timed per repetition")
       ->check(CLI::Range(1, 1000000))

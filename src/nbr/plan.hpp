@@ -24,6 +24,12 @@ struct PlanOptions {
   Mode mode = Mode::agnostic;
   int ranks_per_node = 0;  // aware: emulate nodes of this many ranks; 0: real nodes
   int max_steps = 8;       // matching steps at most
+  // Gathered: rank 0 gathers every rank's lists, runs every rank's side of
+  // the same algorithm in lockstep and scatters each rank its plan (the
+  // same plan; no `considered`). For simulations at thousands of ranks,
+  // where the distributed build's matching rounds cost hours of wall time;
+  // rank 0 then holds every rank's lists and plan.
+  bool gathered = false;
 };
 
 // A topology: the neighbour lists of a distributed-graph communicator, in
@@ -79,7 +85,8 @@ struct Plan {
   std::vector<CombinedIncoming> combined_in;  // by (step, via)
   PlanFigures figures;
   // Per step run (the last one formed no group anywhere): the friend groups
-  // this rank considered, as sorted member lists (for tests of the matching).
+  // this rank considered, as sorted member lists (for tests of the matching;
+  // empty in a gathered plan).
   std::vector<std::vector<std::vector<int>>> considered;
   bool combines() const { return !roles.empty() || !combined_in.empty(); }
   // Some group formed on some rank (the same on every rank): else every

@@ -324,6 +324,40 @@ void expect_maximal_matching(const nbr::Plan& plan, const std::string& what) {
   }
 }
 
+// The gathered build (rank 0 runs every rank's side in lockstep) makes, on
+// every rank, the plan the distributed build makes.
+void expect_same_plan(const nbr::Plan& want, const nbr::Plan& got, const std::string& what) {
+  EXPECT_EQ(got.topology.sources, want.topology.sources) << what;
+  EXPECT_EQ(got.topology.destinations, want.topology.destinations) << what;
+  ASSERT_EQ(got.roles.size(), want.roles.size()) << what;
+  for (size_t i = 0; i < want.roles.size(); ++i) {
+    EXPECT_EQ(got.roles[i].step, want.roles[i].step) << what;
+    EXPECT_EQ(got.roles[i].members, want.roles[i].members) << what;
+    EXPECT_EQ(got.roles[i].assigned, want.roles[i].assigned) << what;
+    EXPECT_EQ(got.roles[i].my_blocks_for, want.roles[i].my_blocks_for) << what;
+    EXPECT_EQ(got.roles[i].own_positions, want.roles[i].own_positions) << what;
+  }
+  EXPECT_EQ(got.direct_destinations, want.direct_destinations) << what;
+  EXPECT_EQ(got.direct_sources, want.direct_sources) << what;
+  ASSERT_EQ(got.combined_in.size(), want.combined_in.size()) << what;
+  for (size_t i = 0; i < want.combined_in.size(); ++i) {
+    EXPECT_EQ(got.combined_in[i].step, want.combined_in[i].step) << what;
+    EXPECT_EQ(got.combined_in[i].via, want.combined_in[i].via) << what;
+    EXPECT_EQ(got.combined_in[i].positions, want.combined_in[i].positions) << what;
+  }
+  const nbr::PlanFigures &a = want.figures, &b = got.figures;
+  EXPECT_EQ(b.hyperedges, a.hyperedges) << what;
+  EXPECT_EQ(b.groups, a.groups) << what;
+  EXPECT_EQ(b.steps, a.steps) << what;
+  EXPECT_EQ(b.rounds, a.rounds) << what;
+  EXPECT_EQ(b.matching_messages, a.matching_messages) << what;
+  EXPECT_EQ(b.messages, a.messages) << what;
+  EXPECT_EQ(b.default_messages, a.default_messages) << what;
+  EXPECT_EQ(got.combines_anywhere, want.combines_anywhere) << what;
+  EXPECT_EQ(got.repeats_anywhere, want.repeats_anywhere) << what;
+  EXPECT_TRUE(got.considered.empty()) << what;
+}
+
 void check_topology(const Edges& edges, const std::string& name) {
   MPI_Comm comm = make_comm(edges);
   const bool repeats =
@@ -341,6 +375,9 @@ void check_topology(const Edges& edges, const std::string& name) {
       expect_same_as_mpi(comm, ours, edges, what);
       expect_mutual_groups(ours.plan(), what);
       expect_maximal_matching(ours.plan(), what);
+      nbr::PlanOptions gathered = o;
+      gathered.gathered = true;
+      expect_same_plan(ours.plan(), nbr::build_plan(comm, gathered), what + " gathered");
       const nbr::PlanFigures& f = ours.plan().figures;
       EXPECT_EQ(f.default_messages, ours.plan().topology.destinations.size());
       EXPECT_EQ(ours.plan().repeats_anywhere, repeats)
