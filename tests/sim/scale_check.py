@@ -178,7 +178,17 @@ def check_nbr(run, ranks):
                         f"nbr {topology} {collective} {blocking} {size['bytes']} B: "
                         f"{size['check']}")
                 calls += 1
-    return f"nbr: {calls} configurations OK"
+    # The plan gathered on rank 0 (what the 4096-rank suite uses) is the
+    # distributed one: the same figures, the same checked results.
+    plans = {}
+    for build in ("distributed", "gathered"):
+        doc = run(ranks, "nbr", "bench", "--topology", "moore:2:2", "--check", "--sizes", "4",
+                  "--iters", "1", "--repeat", "1", "--plan-build", build)
+        assert doc["sizes"][0]["check"] == "OK", f"nbr moore:2:2 {build}: {doc['sizes']}"
+        plans[build] = {k: v for k, v in doc["plan"].items() if k not in ("build", "build_seconds")}
+    assert plans["gathered"] == plans["distributed"], f"nbr moore:2:2 plans differ: {plans}"
+    assert plans["gathered"]["groups"] > 0, f"nbr moore:2:2 formed no group: {plans}"
+    return f"nbr: {calls} configurations OK; the gathered plan is the distributed one"
 
 
 def check_spmm(run, ranks):
