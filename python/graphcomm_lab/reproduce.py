@@ -432,18 +432,20 @@ def _stats_of_parts(inputs, ranks, parts):
 SIM_NBR_INPUTS = ["moore:2:1", "moore:2:2", "moore:2:3", "moore:2:4", "moore:3:1",
                   "random:0.05", "random:0.2"]
 SIM_NBR_RANKS = [256]
-# And the study's 4096 ranks where simulating stays within minutes: the
-# sparser Moore neighbourhoods at 4 and 64 bytes. Dense neighbourhoods (their
-# plans exchange lists of 48-80 ranks) cost hours of SimGrid's flow solver
-# there; 1 KiB and 4 KiB on moore:2:1 took 17 minutes, not yet a row here
-# (docs/simulation.md).
+# And the study's 4096 ranks: the sparser Moore neighbourhoods at 4 and 64
+# bytes, the plan built by the ranks as the paper builds it.
 SIM_NBR_LARGE = (["moore:2:1", "moore:2:2", "moore:3:1"], [4096], [4, 64])
-# The densest neighbourhood whose plan stays below a node link's saturation
-# at 4 B (48 neighbours: incoming lists of 192 bytes), for the study's 2x at
-# 4K processes; moore:2:4's 320-byte lists did not build in 90 minutes, nor
-# did its run finish in 2 h 23 min of wall time after the plan's rounds went
-# between partners only (2026-12-04, docs/simulation.md).
+# The densest neighbourhood whose distributed plan stays below a node link's
+# saturation at 4 B (48 neighbours: incoming lists of 192 bytes), for the
+# study's 2x at 4K processes.
 SIM_NBR_DENSE_LARGE = (["moore:2:3"], [4096], [4])
+# The rest at 4096 ranks with the plan gathered on rank 0 (--plan-build
+# gathered: the same plan, test_nbr): moore:2:4's distributed plan (lists
+# of 320 bytes, matching rounds among 4096 ranks) did not finish in 2 h 23
+# min of wall time, while its exchange takes minutes (docs/simulation.md).
+# The densest neighbourhoods at 4 B, and the sizes above 1 KB.
+SIM_NBR_GATHERED = [(["moore:3:2", "moore:2:4"], [4096], [4]),
+                    (["moore:2:1", "moore:2:2", "moore:3:1"], [4096], [1024, 4096])]
 SIM_MATCH_INPUTS = ["rgg:262144", "rmat:16"]
 SIM_MATCH_RANKS = [256]
 # And the sparse input at 1024 ranks (the study's Table VII starts at 512):
@@ -516,14 +518,14 @@ CLAIMS = {c.name: c for c in (
           Simulation([{"kernel": "nbr", "inputs": inputs, "models": ["allgather"],
                        "ranks": ranks,
                        # --communication-only: deterministic, one timed call is enough
-                       "options": {"sizes": sizes, "iters": 1, "repeat": 1, "mode": mode}}
-                      for inputs, ranks, sizes, modes in (
-                          # the run of unknown cost first (the others' wall
-                          # times are in docs/simulation.md)
-                          (*SIM_NBR_DENSE_LARGE, ("agnostic",)),
+                       "options": {"sizes": sizes, "iters": 1, "repeat": 1, "mode": mode}
+                       | ({"plan-build": "gathered"} if gathered else {})}
+                      for inputs, ranks, sizes, modes, gathered in (
+                          (*SIM_NBR_DENSE_LARGE, ("agnostic",), False),
                           (SIM_NBR_INPUTS, SIM_NBR_RANKS, [4, 64, 1024, 4096],
-                           ("agnostic", "aware")),
-                          (*SIM_NBR_LARGE, ("agnostic",)))
+                           ("agnostic", "aware"), False),
+                          (*SIM_NBR_LARGE, ("agnostic",), False),
+                          *((*g, ("agnostic",), True) for g in SIM_NBR_GATHERED))
                       for mode in modes],
                      [{"kernel": "nbr", "inputs": ["moore:2:1", "moore:2:3"],
                        "models": ["allgather"], "ranks": [16],

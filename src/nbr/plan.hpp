@@ -4,7 +4,7 @@
 // neighbours ("friend groups") combine their messages: each common neighbour
 // gets one combined message from one member instead of one from each, at the
 // price of an exchange among the friends (m/k + k - 1 messages a member
-// instead of m). A plan is built once per topology (plan.cpp: the paper's
+// instead of m). A plan is built once per topology (plan_builder.cpp: the paper's
 // Algorithms 1-3) and serves every collective call on it (collectives.hpp).
 #pragma once
 

@@ -1,4 +1,4 @@
-// One rank's side of building a collaborative plan (plan.cpp: the paper's
+// One rank's side of building a collaborative plan (plan_builder.cpp: the paper's
 // Algorithms 1-3, run in steps), without the messages: the builder says what
 // a rank sends and takes what it receives, and a driver carries them. Two
 // drivers use it: build_plan over MPI, every rank its own builder
