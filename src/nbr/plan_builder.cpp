@@ -88,7 +88,6 @@ void check_options(const PlanOptions& options) {
 PlanBuilder::PlanBuilder(int me, Topology topology, const PlanOptions& options,
                          std::vector<int> node, bool keep_considered)
     : me_(me),
-      options_(options),
       k_min_(options.k == 0 ? 2 : options.k),
       k_max_(options.k == 0 ? kMaxGroup : options.k),
       theta_(options.theta > 0 ? options.theta : k_min_ + 1),

@@ -65,7 +65,6 @@ class PlanBuilder {
 
  private:
   int me_;
-  PlanOptions options_;
   int k_min_, k_max_, theta_;
   std::vector<int> node_;
   bool keep_considered_;
