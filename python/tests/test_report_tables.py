@@ -259,9 +259,11 @@ def combining_runs(suite, dense_4b=1.6):
 def test_answers_claims(tmp_path):
     holds = combining_runs("reproduce-combining")
     fails = combining_runs("reproduce-combining-tiny", dense_4b=0.9)
-    simulated = [nbr("moore:2:4", "allgather", {4: 2.5, 4096: 1.0}, suite=s, ranks=256,
-                     simulated=True, groups=100)
-                 for s in ("reproduce-combining-simulated-edr",)]
+    # A dense neighbourhood that gains, and one that forms no group and costs nothing.
+    simulated = [nbr(inp, "allgather", {4: s4, 4096: 1.0},
+                     suite="reproduce-combining-simulated-edr", ranks=256, simulated=True,
+                     groups=groups)
+                 for inp, s4, groups in (("moore:2:4", 2.5, 100), ("moore:2:1", 1.0, 0))]
     page = page_of(holds + fails + simulated + [match("rmat:4", {"nsr": 0.01})], tmp_path)
     claims = page[page.index("<h3>Claims of the studies</h3>"):page.index("</table>",
                                                                           page.index("claims"))]
