@@ -25,6 +25,17 @@ missing.
     bench/advise_nbr.py [--ranks 64] [--platform edr | --real] [--topologies ...]
                         [--sizes 4,64,1024,4096] [--calibration FILE]
                         [--out bench/results/advise_nbr.json]
+
+With --stored FILE.jsonl (runs of `nbr bench` saved by `graphcomm-lab save`,
+e.g. bench/simulated/reproduce-combining-simulated-edr.jsonl: 256 to 4096
+simulated ranks), nothing is simulated: each stored point (ranks,
+topology, mode, size) is judged among the configurations stored for it,
+and advise runs on one real rank for the stored rank count (`--ranks P
+--ranks-per-node 16`: every rank's plan built there), with the platform's
+calibration (default bench/simulated/calibration-edr.json). Where only some
+group sizes were stored, advise's choice is its best among them.
+
+    bench/advise_nbr.py --stored bench/simulated/reproduce-combining-simulated-edr.jsonl
 """
 import argparse
 import json
@@ -50,9 +61,14 @@ def main():
     p.add_argument("--topologies", nargs="+", default=DEFAULT_TOPOLOGIES)
     p.add_argument("--sizes", default="4,64,1024,4096")
     p.add_argument("--calibration")
+    p.add_argument("--stored", help="judge on these stored nbr bench runs (JSONL) instead")
+    p.add_argument("--ranks-per-node", type=int, default=16,
+                   help="with --stored: the platform's ranks per node (edr: 16)")
     p.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "advise_nbr.json"))
     lab.add_store_option(p)
     args = p.parse_args()
+    if args.stored:
+        return judge_stored(args)
     where = "real" if args.real else args.platform
     calibration = args.calibration or os.path.join(ROOT, "results", "advise",
                                                    f"calibration-nbr-{where}.json")
@@ -90,12 +106,23 @@ def main():
             # direct's), but it is measured: judged among all measured.
             case = lab.judge_choice(advice[size], measured, among=measured)
             case["direct_over_best"] = measured["direct"] / measured[case["best"]]
-            case.update(topology=topology, bytes=size, ranks=args.ranks, where=where)
+            case.update(topology=topology, bytes=size, ranks=args.ranks, mode="agnostic",
+                        where=where)
             cases.append(case)
-            print(f"{topology:<12} {size:>5} B chose {case['chosen']:<7} "
-                  f"{case['chosen_over_best']:5.2f}x best ({case['best']}), direct "
-                  f"{case['direct_over_best']:5.2f}x, worst {case['worst_over_best']:5.2f}x, "
-                  f"model error {case['median_error']:.0%}", flush=True)
+            print_case(case)
+    write_summary(args.out, cases, {"calibration": calibration, "where": where,
+                                    "ranks": args.ranks})
+    session.close()
+
+
+def print_case(case):
+    print(f"{case['topology']:<12} {case['ranks']:>5} {case['mode']:<8} {case['bytes']:>5} B "
+          f"chose {case['chosen']:<7} {case['chosen_over_best']:5.2f}x best ({case['best']}), "
+          f"direct {case['direct_over_best']:5.2f}x, worst {case['worst_over_best']:5.2f}x, "
+          f"model error {case['median_error']:.0%}", flush=True)
+
+
+def write_summary(out, cases, header):
     hits = sum(c["hit"] for c in cases)
     worse = sum(c["worse_than_worst"] for c in cases)
     summary = {"cases": len(cases), "hits": hits, "hit_rate": hits / len(cases),
@@ -104,10 +131,59 @@ def main():
     print(f"\nchosen within {TARGET - 1:.0%} of the best in {hits} of {len(cases)} cases "
           f"({summary['hit_rate']:.0%}; target 90%); worse than the worst in {worse}; "
           f"median model error {summary['median_model_error']:.0%}")
-    os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    with open(args.out, "w") as f:
-        json.dump({"calibration": calibration, "where": where, "ranks": args.ranks,
-                   "summary": summary, "cases": cases}, f, indent=1)
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, "w") as f:
+        json.dump({**header, "summary": summary, "cases": cases}, f, indent=1)
+
+
+def stored_points(path):
+    """{(ranks, topology, mode): {bytes: {configuration: [seconds]}}} from
+    stored nbr bench runs: "direct" (every run's library call) and "k=K"
+    (the plan of the run's --k; auto where none)."""
+    points = {}
+    with open(path) as f:
+        for line in f:
+            run = json.loads(line)
+            if run["kernel"] != "nbr" or run["status"] != "ok":
+                continue
+            o = run["options"]
+            k = f"k={o.get('k', 'auto')}"
+            point = points.setdefault((run["ranks"], run["input"], o.get("mode", "agnostic")), {})
+            for size in run["result"]["sizes"]:
+                at = point.setdefault(size["bytes"], {})
+                at.setdefault("direct", []).extend(size["default_seconds"])
+                at.setdefault(k, []).extend(size["ours_seconds"])
+    return points
+
+
+def judge_stored(args):
+    calibration = args.calibration or os.path.join(ROOT, "bench", "simulated",
+                                                   "calibration-edr.json")
+    binary = os.path.join(ROOT, "build", "src", "graphcomm")
+    session = lab.Bench("advise_nbr", store=args.store, binary=binary)
+    cases = []
+    for (ranks, topology, mode), by_size in sorted(stored_points(args.stored).items()):
+        sizes = ",".join(str(b) for b in sorted(by_size))
+        [doc] = session.documents(0, [config(
+            "advise", f"topology:{topology}", None, 1,
+            {"kernel": "nbr", "calibration": calibration, "sizes": sizes, "mode": mode,
+             "np": ranks, "ranks-per-node": args.ranks_per_node})])
+        advice = {a["bytes"]: a for a in doc["sizes"]}
+        for size, seconds in sorted(by_size.items()):
+            measured = {c: median(v) for c, v in seconds.items()}
+            # Advise's choice among what was stored (a plan that formed no
+            # group is not ranked: its calls are direct's).
+            ranked = [c for c in advice[size]["ranked"] if c["configuration"] in measured]
+            chosen = {**advice[size], "ranked": ranked, "choice": ranked[0]["configuration"]}
+            case = lab.judge_choice(chosen, measured, among=measured)
+            case["direct_over_best"] = measured["direct"] / measured[case["best"]]
+            case["advised_among_all"] = advice[size]["choice"]
+            case.update(topology=topology, bytes=size, ranks=ranks, mode=mode,
+                        where=f"stored: {os.path.basename(args.stored)}")
+            cases.append(case)
+            print_case(case)
+    write_summary(args.out, cases, {"calibration": calibration, "stored": args.stored,
+                                    "ranks_per_node": args.ranks_per_node})
     session.close()
 
 

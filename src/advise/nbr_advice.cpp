@@ -15,14 +15,6 @@
 
 namespace gc::advise {
 
-namespace {
-
-std::string us(double seconds) {
-  return fmt::format("{:.2f} us", seconds * 1e6);
-}
-
-}  // namespace
-
 std::vector<NetworkSample> measure_network(const Comm& comm, int repeats) {
   const int p = comm.size(), me = comm.rank();
   if (p < 2)
@@ -69,53 +61,108 @@ std::vector<NetworkSample> measure_network(const Comm& comm, int repeats) {
   return out;
 }
 
+namespace {
+
+std::string us(double seconds) {
+  return fmt::format("{:.2f} us", seconds * 1e6);
+}
+
+// The group sizes advised among: k = 2, 3, 4 and auto (0).
+constexpr int kGroupSizes[] = {2, 3, 4, 0};
+
+std::string plan_name(int k) {
+  return k == 0 ? "k=auto" : fmt::format("k={}", k);
+}
+
+// Direct (`configurations[0]`) and the plans where a group formed, at one
+// block size: predicted, ranked, and the choice said in words.
+NbrAdvice ranked(std::uint64_t block, std::vector<NbrConfiguration> configurations,
+                 const NetworkCosts& costs) {
+  NbrAdvice a;
+  a.block = block;
+  a.ranked = std::move(configurations);
+  for (NbrConfiguration& c : a.ranked) c.seconds = predict_seconds(costs, c);
+  const NbrConfiguration direct = a.ranked.front();
+  std::stable_sort(
+      a.ranked.begin(), a.ranked.end(),
+      [](const NbrConfiguration& x, const NbrConfiguration& y) { return x.seconds < y.seconds; });
+  const NbrConfiguration& best = a.ranked.front();
+  if (best.name == "direct") {
+    a.reason = a.ranked.size() > 1 ? fmt::format(
+                                         "do not combine: the messages saved do not pay for the "
+                                         "second hop and the blocks sent twice at {} B",
+                                         block)
+                                   : "do not combine: no friend group forms on this topology";
+  } else {
+    a.reason = fmt::format(
+        "combine, {}: the busiest rank {:.0f} -> {:.0f} messages, {:.0f} -> {:.0f} bytes, a "
+        "second hop; {} against {} direct",
+        best.name, direct.messages, best.messages, direct.bytes, best.bytes, us(best.seconds),
+        us(direct.seconds));
+  }
+  return a;
+}
+
+}  // namespace
+
 std::vector<NbrAdvice> advise_nbr(const Comm& comm, const std::vector<int>& sources,
                                   const std::vector<int>& destinations, const NbrQuery& query,
                                   const NetworkCosts& costs) {
   const Comm graph = Comm::adopt(nbr::make_dist_graph(comm.get(), sources, destinations));
   const std::vector<int> node_of = nbr::node_of_every_rank(comm.get(), 0);  // the network's nodes
   std::vector<std::pair<std::string, nbr::Plan>> plans;
-  for (int k : {2, 3, 4, 0}) {
+  for (int k : kGroupSizes) {
     Progress::say(comm, "the plan with k = {}", k == 0 ? std::string("auto") : std::to_string(k));
     nbr::PlanOptions o = query.plan;
     o.k = k;
-    plans.emplace_back(k == 0 ? "k=auto" : fmt::format("k={}", k), nbr::build_plan(graph.get(), o));
+    plans.emplace_back(plan_name(k), nbr::build_plan(graph.get(), o));
   }
   const nbr::Topology t{sources, destinations};
   std::vector<NbrAdvice> out;
   for (std::uint64_t block : query.blocks) {
-    NbrAdvice a;
-    a.block = block;
-    a.ranked.push_back(global_counts(comm, node_of, "direct",
-                                     nbr::direct_counts(t, block, comm.rank(), node_of), 0));
+    std::vector<NbrConfiguration> configurations{global_counts(
+        comm, node_of, "direct", nbr::direct_counts(t, block, comm.rank(), node_of), 0)};
     for (const auto& [name, plan] : plans) {
       NbrConfiguration c =
           global_counts(comm, node_of, name,
                         nbr::plan_counts(plan, comm.rank(), query.collective, block, node_of),
                         plan.figures.groups);
-      if (c.groups > 0) a.ranked.push_back(c);  // else its calls are the direct ones
+      if (c.groups > 0) configurations.push_back(c);  // else its calls are the direct ones
     }
-    for (NbrConfiguration& c : a.ranked) c.seconds = predict_seconds(costs, c);
-    std::stable_sort(
-        a.ranked.begin(), a.ranked.end(),
-        [](const NbrConfiguration& x, const NbrConfiguration& y) { return x.seconds < y.seconds; });
-    const NbrConfiguration& best = a.ranked.front();
-    const auto direct = std::find_if(a.ranked.begin(), a.ranked.end(),
-                                     [](const NbrConfiguration& c) { return c.name == "direct"; });
-    if (best.name == "direct") {
-      a.reason = a.ranked.size() > 1 ? fmt::format(
-                                           "do not combine: the messages saved do not pay for the "
-                                           "second hop and the blocks sent twice at {} B",
-                                           block)
-                                     : "do not combine: no friend group forms on this topology";
-    } else {
-      a.reason = fmt::format(
-          "combine, {}: the busiest rank {:.0f} -> {:.0f} messages, {:.0f} -> {:.0f} bytes, a "
-          "second hop; {} against {} direct",
-          best.name, direct->messages, best.messages, direct->bytes, best.bytes, us(best.seconds),
-          us(direct->seconds));
+    out.push_back(ranked(block, std::move(configurations), costs));
+  }
+  return out;
+}
+
+std::vector<NbrAdvice> advise_nbr_for(const std::vector<nbr::Topology>& every,
+                                      const NbrQuery& query, const NetworkCosts& costs) {
+  const int p = static_cast<int>(every.size());
+  std::vector<int> node_of;  // nodes of ranks_per_node consecutive ranks
+  for (int r = 0; r < p; ++r) node_of.push_back(r / std::max(1, query.plan.ranks_per_node));
+  std::vector<std::pair<std::string, std::vector<nbr::Plan>>> plans;
+  for (int k : kGroupSizes) {
+    nbr::PlanOptions o = query.plan;
+    o.k = k;
+    plans.emplace_back(plan_name(k), nbr::plans_of_every_rank(every, o));
+  }
+  std::vector<NbrAdvice> out;
+  std::vector<nbr::CallCounts> counts(every.size());
+  for (std::uint64_t block : query.blocks) {
+    for (int r = 0; r < p; ++r)
+      counts[static_cast<size_t>(r)] =
+          nbr::direct_counts(every[static_cast<size_t>(r)], block, r, node_of);
+    std::vector<NbrConfiguration> configurations{total_counts(node_of, "direct", counts, 0)};
+    for (const auto& [name, every_plan] : plans) {
+      std::uint64_t groups = 0;
+      for (int r = 0; r < p; ++r) {
+        const nbr::Plan& plan = every_plan[static_cast<size_t>(r)];
+        counts[static_cast<size_t>(r)] =
+            nbr::plan_counts(plan, r, query.collective, block, node_of);
+        groups += plan.figures.groups;
+      }
+      if (groups > 0) configurations.push_back(total_counts(node_of, name, counts, groups));
     }
-    out.push_back(std::move(a));
+    out.push_back(ranked(block, std::move(configurations), costs));
   }
   return out;
 }

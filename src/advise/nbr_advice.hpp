@@ -43,6 +43,14 @@ std::vector<NbrAdvice> advise_nbr(const Comm& comm, const std::vector<int>& sour
                                   const std::vector<int>& destinations, const NbrQuery& query,
                                   const NetworkCosts& costs);
 
+// The same advice for P = every.size() ranks that need not be running
+// (`every[r]`: rank r's lists), from every rank's plan built in this process
+// (nbr::plans_of_every_rank): for a rank count larger than the one running.
+// The nodes are query.plan.ranks_per_node consecutive ranks, for the aware
+// plans and the network's node links alike.
+std::vector<NbrAdvice> advise_nbr_for(const std::vector<nbr::Topology>& every,
+                                      const NbrQuery& query, const NetworkCosts& costs);
+
 std::string format_nbr_advice(const std::vector<NbrAdvice>& advice, const NetworkCosts& costs);
 nlohmann::json to_json(const NbrAdvice& a);
 

@@ -17,16 +17,6 @@ std::array<double, kTerms> counts_of(double messages, double bytes, double node_
   return {messages, bytes, node_bytes, hops, 0};
 }
 
-// The bytes the busiest node sends to other nodes: each rank's, summed per node.
-double busiest_node(const Comm& comm, const std::vector<int>& node_of, std::uint64_t off_node) {
-  const std::vector<std::uint64_t> all = allgather(comm, off_node);
-  std::map<int, double> per_node;
-  for (std::size_t r = 0; r < all.size(); ++r) per_node[node_of[r]] += static_cast<double>(all[r]);
-  double most = 0;
-  for (const auto& [node, bytes] : per_node) most = std::max(most, bytes);
-  return most;
-}
-
 }  // namespace
 
 NetworkCosts fit_network(const std::vector<NetworkSample>& samples, int ranks) {
@@ -58,19 +48,37 @@ std::vector<NetworkSample> network_samples(const nlohmann::json& calibration) {
   return calibration.at("network").get<std::vector<NetworkSample>>();
 }
 
+NbrConfiguration total_counts(const std::vector<int>& node_of, const std::string& name,
+                              const std::vector<nbr::CallCounts>& every, std::uint64_t groups) {
+  NbrConfiguration g;
+  g.name = name;
+  g.groups = groups;
+  std::map<int, double> per_node;  // bytes each node sends to other nodes
+  for (std::size_t r = 0; r < every.size(); ++r) {
+    const nbr::CallCounts& c = every[r];
+    per_node[node_of[r]] += static_cast<double>(c.bytes_sent_off_node);
+    g.messages = std::max(g.messages, static_cast<double>(c.messages_sent + c.messages_received));
+    g.bytes = std::max(g.bytes, static_cast<double>(c.bytes_sent + c.bytes_received));
+    g.hops = std::max(g.hops, static_cast<double>(c.hops));
+  }
+  for (const auto& [node, bytes] : per_node) g.node_bytes = std::max(g.node_bytes, bytes);
+  return g;
+}
+
 NbrConfiguration global_counts(const Comm& comm, const std::vector<int>& node_of,
                                const std::string& name, const nbr::CallCounts& mine,
                                std::uint64_t groups) {
-  NbrConfiguration g;
-  g.name = name;
-  g.node_bytes = busiest_node(comm, node_of, mine.bytes_sent_off_node);
-  g.messages = static_cast<double>(max_over_ranks(
-      comm, static_cast<std::uint64_t>(mine.messages_sent + mine.messages_received)));
-  g.bytes = static_cast<double>(
-      max_over_ranks(comm, static_cast<std::uint64_t>(mine.bytes_sent + mine.bytes_received)));
-  g.hops = max_over_ranks(comm, mine.hops);
-  g.groups = sum_over_ranks(comm, groups);
-  return g;
+  constexpr std::size_t kFields = 6;
+  const std::vector<std::uint64_t> all = allgatherv(
+      comm, std::vector<std::uint64_t>{mine.messages_sent, mine.messages_received, mine.bytes_sent,
+                                       mine.bytes_received, mine.bytes_sent_off_node,
+                                       static_cast<std::uint64_t>(mine.hops)});
+  std::vector<nbr::CallCounts> every(all.size() / kFields);
+  for (std::size_t r = 0; r < every.size(); ++r) {
+    const std::uint64_t* f = all.data() + r * kFields;
+    every[r] = {f[0], f[1], f[2], f[3], f[4], static_cast<int>(f[5])};
+  }
+  return total_counts(node_of, name, every, sum_over_ranks(comm, groups));
 }
 
 double predict_seconds(const NetworkCosts& c, const NbrConfiguration& n) {

@@ -64,9 +64,13 @@ struct NbrConfiguration {
   double seconds = 0;                        // predicted per call
 };
 
-// Collective: a configuration's counts over ranks from each rank's: the
-// busiest rank's messages and bytes (each its own maximum), the busiest
-// node's bytes to other nodes, the longest path, the groups summed.
+// A configuration's counts over ranks from every rank's (`every[r]`: rank
+// r's, `node_of[r]` its node): the busiest rank's messages and bytes (each
+// its own maximum), the busiest node's bytes to other nodes, the longest
+// path; `groups` summed over ranks already.
+NbrConfiguration total_counts(const std::vector<int>& node_of, const std::string& name,
+                              const std::vector<nbr::CallCounts>& every, std::uint64_t groups);
+// Collective: total_counts from each rank's own counts and groups.
 NbrConfiguration global_counts(const Comm& comm, const std::vector<int>& node_of,
                                const std::string& name, const nbr::CallCounts& mine,
                                std::uint64_t groups);

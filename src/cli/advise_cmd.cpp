@@ -38,11 +38,17 @@ struct AdviseOptions {
 // --kernel nbr: combine or not, and k, for a topology at this rank count.
 void run_advise_nbr(const Comm& comm, const Invocation& inv, const AdviseOptions& o,
                     const std::string& path) {
-  if (o.ranks > 0 && o.ranks != comm.size())
+  // Another rank count than the one running: every rank's plan is built on
+  // rank 0 (nbr::plans_of_every_rank), on nodes of --ranks-per-node ranks.
+  const bool elsewhere = o.ranks > 0 && o.ranks != comm.size();
+  const int ranks = elsewhere ? o.ranks : comm.size();
+  if (elsewhere && o.ranks_per_node < 1)
     fail_everywhere(fmt::format(
-        "--ranks {}: the neighbour collectives' plans are built by the ranks themselves: run "
-        "advise --kernel nbr on {} ranks (scripts/simulate -np {} for more than this machine has)",
-        o.ranks, o.ranks, o.ranks));
+        "--ranks {}: give --ranks-per-node N, the ranks of a node of the machine advised for "
+        "(its nodes are not this machine's; scripts/simulate's platforms: 16)",
+        o.ranks));
+  if (elsewhere && o.calibrate)
+    fail_everywhere("--calibrate times calls at the rank count running: without --ranks");
   if (!o.graph.spec.empty())
     fail_everywhere("--kernel nbr advises for a --topology, not a --graph");
   advise::NbrQuery q;
@@ -52,8 +58,13 @@ void run_advise_nbr(const Comm& comm, const Invocation& inv, const AdviseOptions
   q.plan.mode = nbr::parse_mode(o.mode);
   q.plan.ranks_per_node = o.ranks_per_node;
   std::vector<int> sources, destinations;
-  if (!o.topology.empty())  // before measuring: a bad --topology fails at once
-    topology_lists(comm, o.topology, o.graph, o.graph.seed, sources, destinations);
+  std::vector<nbr::Topology> every;
+  if (!o.topology.empty()) {  // before measuring: a bad --topology fails at once
+    if (elsewhere)
+      every = every_rank_lists(o.topology, o.graph, o.graph.seed, ranks);
+    else
+      topology_lists(comm, o.topology, o.graph, o.graph.seed, sources, destinations);
+  }
   if (o.calibrate) {
     const std::vector<advise::NetworkSample> samples = advise::measure_network(comm, o.repeats);
     advise::add_samples(comm, path, advise::default_calibration_name(o.platform), {}, samples);
@@ -62,16 +73,25 @@ void run_advise_nbr(const Comm& comm, const Invocation& inv, const AdviseOptions
                   samples.size(), comm.size(), path.c_str());
   }
   const advise::Calibration c = advise::load_calibration(comm, path);
-  const advise::NetworkCosts costs = advise::fit_network(c.network, comm.size());
+  const advise::NetworkCosts costs = advise::fit_network(c.network, ranks);
   if (o.topology.empty()) {
     if (comm.rank() == 0) std::fputs(advise::format_nbr_advice({}, costs).c_str(), stdout);
     return;
   }
-  const std::vector<advise::NbrAdvice> advice =
-      advise::advise_nbr(comm, sources, destinations, q, costs);
+  std::vector<advise::NbrAdvice> advice;
+  if (elsewhere) {
+    Progress::say(comm, "every rank's plan of {} ranks, k = 2, 3, 4 and auto, on rank 0", ranks);
+    collectively(comm.get(), [&] {
+      if (comm.rank() == 0) advice = advise::advise_nbr_for(every, q, costs);
+    });
+  } else {
+    advice = advise::advise_nbr(comm, sources, destinations, q, costs);
+  }
   if (comm.rank() == 0) {
-    std::printf("advise nbr %s on %s, %d ranks, %s:\n", o.collective.c_str(), o.topology.c_str(),
-                comm.size(), o.mode.c_str());
+    std::printf(
+        "advise nbr %s on %s, %d ranks%s, %s:\n", o.collective.c_str(), o.topology.c_str(), ranks,
+        elsewhere ? fmt::format(" (nodes of {}; plans built here)", o.ranks_per_node).c_str() : "",
+        o.mode.c_str());
     std::fputs(advise::format_nbr_advice(advice, costs).c_str(), stdout);
   }
   write_results(comm, inv, "advise", o.json, [&] {
@@ -81,6 +101,8 @@ void run_advise_nbr(const Comm& comm, const Invocation& inv, const AdviseOptions
                           {"topology", o.topology},
                           {"collective", o.collective},
                           {"mode", o.mode},
+                          {"ranks", ranks},
+                          {"ranks_per_node", o.ranks_per_node},
                           {"calibration_file", path},
                           {"network_costs",
                            {{"per_message_seconds", costs.per_message},
@@ -236,11 +258,13 @@ void add_advise_command(CLI::App& app, Runner& run) {
                   "nbr: least common outgoing neighbours of a group (default k+1)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--ranks-per-node", o.ranks_per_node,
-                  "nbr, aware: emulate nodes of N ranks (default: the real nodes)")
+                  "nbr, aware: emulate nodes of N ranks (default: the real nodes); with "
+                  "--ranks other than the ranks running, the nodes advised for (required)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--ranks,--np", o.ranks,
                   "Rank count to advise for (default: the ranks running advise); the graph is "
-                  "cut into that many parts, however few ranks compute it")
+                  "cut into that many parts, however few ranks compute it; nbr (moore and "
+                  "random): every rank's plan is built on rank 0")
       ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--platform", o.platform,
                   "Advise for a simulated platform (scripts/simulate's): its calibration, made "

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "nbr/plan.hpp"
 
 namespace gc::cli {
 
@@ -23,5 +24,10 @@ std::vector<std::uint64_t> block_sizes(const std::string& text);
 // apply to graph: topologies only.
 void topology_lists(const Comm& comm, const std::string& topology, const GraphOptions& graph,
                     std::uint64_t seed, std::vector<int>& sources, std::vector<int>& destinations);
+// Every rank's lists of a moore: or random: `topology` at `ranks` ranks,
+// computed here (the same on every rank), for a rank count other than the
+// one running; other topologies are an error on every rank.
+std::vector<nbr::Topology> every_rank_lists(const std::string& topology, const GraphOptions& graph,
+                                            std::uint64_t seed, int ranks);
 
 }  // namespace gc::cli

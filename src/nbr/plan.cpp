@@ -138,4 +138,27 @@ Plan build_plan(MPI_Comm user_comm, const PlanOptions& options) {
   return plan;
 }
 
+std::vector<Plan> plans_of_every_rank(std::vector<Topology> topologies,
+                                      const PlanOptions& options) {
+  const double start = MPI_Wtime();
+  detail::check_options(options);
+  const int p = static_cast<int>(topologies.size());
+  std::vector<int> node;
+  if (options.mode == Mode::aware) {
+    if (options.ranks_per_node < 1)
+      fail("an aware plan for ranks that are not running needs their nodes: ranks per node");
+    for (int r = 0; r < p; ++r) node.push_back(r / options.ranks_per_node);
+  }
+  const bool repeats = std::any_of(topologies.begin(), topologies.end(), [](const Topology& t) {
+    return has_repeats(t.sources) || has_repeats(t.destinations);
+  });
+  std::vector<Plan> plans = detail::build_every_plan(std::move(topologies), options, node);
+  const double seconds = MPI_Wtime() - start;
+  for (Plan& plan : plans) {
+    plan.repeats_anywhere = repeats;
+    plan.figures.build_seconds = seconds;
+  }
+  return plans;
+}
+
 }  // namespace gc::nbr

@@ -102,6 +102,13 @@ struct Plan {
 // Collective over `comm` (a distributed-graph communicator).
 Plan build_plan(MPI_Comm comm, const PlanOptions& options);
 
+// Every rank's plan for a topology of P = topologies.size() ranks
+// (`topologies[r]`: rank r's lists), built in this process alone by the
+// gathered build's lockstep: the plans P ranks would build, without them
+// (graphcomm advise at a rank count larger than the one running). Aware
+// mode: nodes of options.ranks_per_node consecutive ranks, which must be set.
+std::vector<Plan> plans_of_every_rank(std::vector<Topology> topologies, const PlanOptions& options);
+
 // Collective: per rank of `comm`, its node, named by its lowest rank: the
 // shared-memory node MPI reports, or with `ranks_per_node` > 0 emulated
 // nodes of that many consecutive ranks.

@@ -13,8 +13,15 @@ k, for a neighbour collective) at 1-4 ranks, checked by this script alone:
     rank's messages and bytes counted here from the file (sends plus
     receives), each configuration's prediction the model's sum of its terms
     with the fitted costs the JSON reports, fastest first, the choice first;
+  - for more ranks than run it (`--ranks 16 --ranks-per-node 16` at 1, 2
+    and 3 ranks: every rank's plan built on rank 0), the same advice, to the
+    last digit, as 16 ranks give running (moore:2:1 and random:0.5, where
+    friend groups form); and at 64 such ranks on nodes of 16, direct's
+    counts of moore:2:1 (messages, bytes, and the bytes the busiest node
+    sends off it) as this script counts them on the 8 x 8 torus;
   - refused, with one error line and a non-zero exit: --ranks other than
-    the running ranks, --graph with --kernel nbr, --topology with another
+    the running ranks without --ranks-per-node, or with a file: topology,
+    or with --calibrate; --graph with --kernel nbr, --topology with another
     kernel, calibrating at 1 rank, a calibration file without network calls.
 
     advise_nbr_cli.py --graphcomm BIN -- LAUNCHER...
@@ -75,6 +82,51 @@ def check_advice(doc, p):
             assert [c["configuration"] for c in ranked] == ["direct"], ranked
 
 
+def advice_json(run, tmp, cal, topology, p, extra):
+    out = os.path.join(tmp, "advice-elsewhere.json")
+    run.ok(["-q", "advise", "--kernel", "nbr", "--topology", topology, "--sizes",
+            ",".join(map(str, SIZES)), "--calibration", cal, "--json", out, *extra], ranks=p)
+    with open(out) as f:
+        return json.load(f)
+
+
+def moore_direct_counts(side, per_node, block):
+    """moore:2:1 on a side x side torus (MPI_Dims_create's for side^2 ranks):
+    each rank's 8 neighbours; the busiest node's bytes to other nodes."""
+    off = {}
+    for r in range(side * side):
+        x, y = divmod(r, side)
+        for dx in (-1, 0, 1):
+            for dy in (-1, 0, 1):
+                if dx or dy:
+                    to = (x + dx) % side * side + (y + dy) % side
+                    if to // per_node != r // per_node:
+                        off[r // per_node] = off.get(r // per_node, 0) + block
+    return 16, 16 * block, max(off.values())
+
+
+def check_elsewhere(run, tmp, cal):
+    for topology in ("moore:2:1", "random:0.5"):
+        want = advice_json(run, tmp, cal, topology, 16, [])
+        assert any(c["groups"] > 0 for s in want["sizes"] for c in s["ranked"]), \
+            f"{topology} at 16 ranks: no friend group, nothing to compare"
+        for p in (1, 2, 3):
+            got = advice_json(run, tmp, cal, topology, p,
+                              ["--ranks", "16", "--ranks-per-node", "16"])
+            assert got["ranks"] == 16, got["ranks"]
+            assert got["network_costs"] == want["network_costs"], (got, want)
+            assert got["sizes"] == want["sizes"], \
+                f"{topology}, 16 ranks advised at {p}: {got['sizes']}\nrunning: {want['sizes']}"
+    doc = advice_json(run, tmp, cal, "moore:2:1", 2, ["--ranks", "64", "--ranks-per-node", "16"])
+    for size in doc["sizes"]:
+        [direct] = [c for c in size["ranked"] if c["configuration"] == "direct"]
+        messages, nbytes, node_bytes = moore_direct_counts(8, 16, size["bytes"])
+        got = (direct["messages_max"], direct["bytes_max"], direct["node_bytes_max"])
+        assert got == (messages, nbytes, node_bytes), \
+            f"moore:2:1 at 64 ranks, {size['bytes']} B: direct {got}, counted " \
+            f"{(messages, nbytes, node_bytes)}"
+
+
 def body():
     args = runner.parse(runner.parser(__doc__))
     run = runner.Runner(args.graphcomm, args.launcher)
@@ -101,8 +153,14 @@ def body():
             assert "advice at 4 B: direct" in text, text
             with open(out) as f:
                 check_advice(json.load(f), p)
+        check_elsewhere(run, tmp, cal)
         nbr = ["advise", "--kernel", "nbr", "--calibration", cal]
-        run.refused(nbr + ["--topology", "moore:2:1", "--ranks", "3"], r"--ranks 3", ranks=2)
+        run.refused(nbr + ["--topology", "moore:2:1", "--ranks", "3"], r"--ranks-per-node",
+                    ranks=2)
+        run.refused(nbr + ["--topology", f"file:{os.path.join(tmp, 'ring2.txt')}", "--ranks", "3",
+                           "--ranks-per-node", "1"], r"moore:D:R and random:DELTA only", ranks=2)
+        run.refused(nbr + ["--calibrate", "--ranks", "3", "--ranks-per-node", "1"],
+                    r"without --ranks", ranks=2)
         run.refused(nbr + ["--graph", "rmat:8", "--topology", "moore:2:1"], r"--topology", ranks=2)
         run.refused(["advise", "--graph", "rmat:8", "--topology", "moore:2:1", "--calibration",
                      cal], r"--kernel nbr", ranks=2)
