@@ -137,8 +137,8 @@ std::vector<NbrAdvice> advise_nbr(const Comm& comm, const std::vector<int>& sour
 std::vector<NbrAdvice> advise_nbr_for(const std::vector<nbr::Topology>& every,
                                       const NbrQuery& query, const NetworkCosts& costs) {
   const int p = static_cast<int>(every.size());
-  std::vector<int> node_of;  // nodes of ranks_per_node consecutive ranks
-  for (int r = 0; r < p; ++r) node_of.push_back(r / std::max(1, query.plan.ranks_per_node));
+  const std::vector<int> node_of =
+      nbr::consecutive_nodes(p, std::max(1, query.plan.ranks_per_node));
   std::vector<std::pair<std::string, std::vector<nbr::Plan>>> plans;
   for (int k : kGroupSizes) {
     nbr::PlanOptions o = query.plan;

@@ -87,15 +87,18 @@ Plan build_distributed(MPI_Comm comm, Topology topology, const PlanOptions& opti
 
 }  // namespace
 
+std::vector<int> consecutive_nodes(int ranks, int ranks_per_node) {
+  std::vector<int> node(static_cast<size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) node[static_cast<size_t>(r)] = r / ranks_per_node;
+  return node;
+}
+
 std::vector<int> node_of_every_rank(MPI_Comm comm, int ranks_per_node) {
   int p = 0, me = 0;
   MPI_Comm_size(comm, &p);
   MPI_Comm_rank(comm, &me);
+  if (ranks_per_node > 0) return consecutive_nodes(p, ranks_per_node);
   std::vector<int> node(static_cast<size_t>(p));
-  if (ranks_per_node > 0) {
-    for (int r = 0; r < p; ++r) node[static_cast<size_t>(r)] = r / ranks_per_node;
-    return node;
-  }
   MPI_Comm shared_handle = MPI_COMM_NULL;
   MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &shared_handle);
   const Comm shared = Comm::adopt(shared_handle);
@@ -142,12 +145,11 @@ std::vector<Plan> plans_of_every_rank(std::vector<Topology> topologies,
                                       const PlanOptions& options) {
   const double start = MPI_Wtime();
   detail::check_options(options);
-  const int p = static_cast<int>(topologies.size());
   std::vector<int> node;
   if (options.mode == Mode::aware) {
     if (options.ranks_per_node < 1)
       fail("an aware plan for ranks that are not running needs their nodes: ranks per node");
-    for (int r = 0; r < p; ++r) node.push_back(r / options.ranks_per_node);
+    node = consecutive_nodes(static_cast<int>(topologies.size()), options.ranks_per_node);
   }
   const bool repeats = std::any_of(topologies.begin(), topologies.end(), [](const Topology& t) {
     return has_repeats(t.sources) || has_repeats(t.destinations);

@@ -113,6 +113,9 @@ std::vector<Plan> plans_of_every_rank(std::vector<Topology> topologies, const Pl
 // shared-memory node MPI reports, or with `ranks_per_node` > 0 emulated
 // nodes of that many consecutive ranks.
 std::vector<int> node_of_every_rank(MPI_Comm comm, int ranks_per_node);
+// Per rank of `ranks`, its node when nodes are `ranks_per_node` (> 0)
+// consecutive ranks.
+std::vector<int> consecutive_nodes(int ranks, int ranks_per_node);
 
 Mode parse_mode(const std::string& name);
 
