@@ -5,6 +5,8 @@ import json
 import signal
 import subprocess
 
+import pytest
+
 from conftest import ROOT, lab_command
 from graphcomm_lab.store import Store
 
@@ -235,9 +237,11 @@ def test_load_refuses_what_save_did_not_write(tmp_path):
     assert Store(store).runs() == []
 
 
-def test_sigterm_kills_the_running_commands_group(tmp_path):
+@pytest.mark.parametrize("installed", [True, False], ids=["lab", "script"])
+def test_sigterm_kills_the_running_commands_group(tmp_path, installed):
     """`kill` of the lab (SIGTERM) ends it as Ctrl-C does: the command it runs
-    (a launcher and its grandchild, as smpirun and the simulator) goes too."""
+    (a launcher and its grandchild, as smpirun and the simulator) goes too;
+    also from a script that calls run_group without terminate_as_interrupt."""
     import sys
     import time
 
@@ -247,7 +251,7 @@ def test_sigterm_kills_the_running_commands_group(tmp_path):
         "import sys\n"
         f"sys.path.insert(0, {str(ROOT / 'python')!r})\n"
         "from graphcomm_lab.process_group import run_group, terminate_as_interrupt\n"
-        "terminate_as_interrupt()\n"
+        + ("terminate_as_interrupt()\n" if installed else "") +
         "try:\n"
         f"    run_group(['bash', '-c', {script!r}], timeout=120)\n"
         "except KeyboardInterrupt:\n"
@@ -278,3 +282,17 @@ def assert_gone(pid):
     while running() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not running(), f"process {pid} still runs"
+
+
+def test_run_group_restores_the_callers_sigterm_handler():
+    from graphcomm_lab.process_group import run_group
+
+    def mine(signum, frame):
+        pass
+
+    previous = signal.signal(signal.SIGTERM, mine)
+    try:
+        assert run_group(["true"], timeout=10).returncode == 0
+        assert signal.getsignal(signal.SIGTERM) is mine
+    finally:
+        signal.signal(signal.SIGTERM, previous)
