@@ -201,6 +201,11 @@ def cmd_report(args):
     return 0
 
 
+# scripts/simulate's platforms without bandwidth: a whole suite, whose
+# points include large messages, would be wrong there.
+SMALL_MESSAGES_ONLY = ("edr-latency",)
+
+
 def cmd_reproduce(args):
     from .reproduce import CLAIMS, suite_of, verdict_line
 
@@ -210,6 +215,10 @@ def cmd_reproduce(args):
     binary, launcher, platform = args.binary, args.launcher, None
     if args.simulate:  # the SMPI build, on simulated ranks (docs/simulation.md)
         platform = args.platform or "edr"
+        if platform in SMALL_MESSAGES_ONLY:
+            raise SuiteError(f"--platform {platform}: it models small messages only (no "
+                             "bandwidth); the suites run their small-message points on it "
+                             "themselves (docs/simulation.md, \"Platforms\")")
         binary = binary or ROOT / "build-smpi" / "src" / "graphcomm"
         launcher = [launcher or ROOT / "scripts" / "simulate", "--platform", platform]
     elif args.platform:

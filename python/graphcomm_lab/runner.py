@@ -177,8 +177,13 @@ def run_one(config, binary, launcher, timeout):
                 return "failed", f"cannot make the trace {config.input}: {e}", None, 0.0
             if trace is not None:
                 args = [str(trace) if a == config.input else a for a in args]
-        prefix = launcher if isinstance(launcher, (list, tuple)) else [launcher]
-        cmd = [*map(str, prefix), "-np", str(config.ranks), str(binary)] + args
+        prefix = [*map(str, launcher if isinstance(launcher, (list, tuple)) else [launcher])]
+        if config.platform() is not None:
+            if "--platform" not in prefix:
+                return ("failed", f"platform {config.platform()}: a simulated platform, for a "
+                        "simulated run (--simulate)", None, 0.0)
+            prefix[prefix.index("--platform") + 1] = config.platform()
+        cmd = [*prefix, "-np", str(config.ranks), str(binary)] + args
         cmd += ["-q", "--json", str(out)]
         matrix = Path(tmp) / "matrix.json"
         if config.wants_comm_matrix():

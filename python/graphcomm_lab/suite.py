@@ -24,8 +24,11 @@ BoomerAMG; fds: the FDS-like workload) the lab traces once there. Option
 values: true is a bare flag, false leaves it out, a list is comma-joined,
 anything else is its string. `"comm-matrix" = true` (match) stores the
 messages and bytes between every pair of ranks with the run, under
-`comm_matrix` in its result. Errors name the file and what is wrong, in one
-line (SuiteError).
+`comm_matrix` in its result. `platform = "NAME"` runs the experiment on
+that simulated platform (scripts/simulate's `--platform`) instead of the
+one the suite is simulated on (`graphcomm-lab ... --simulate --platform`):
+for a point only a cheaper platform can reach (edr-latency: small messages
+only). Errors name the file and what is wrong, in one line (SuiteError).
 """
 import hashlib
 import json
@@ -37,6 +40,7 @@ from .kernels import KERNELS
 
 
 COMM_MATRIX = "comm-matrix"
+PLATFORM = "platform"  # scripts/simulate's --platform for this experiment; not graphcomm's
 
 
 class SuiteError(Exception):
@@ -63,6 +67,10 @@ class Config:
     def wants_comm_matrix(self):
         return dict(self.options).get(COMM_MATRIX) is True
 
+    def platform(self):
+        """The simulated platform this configuration asks for, or None."""
+        return dict(self.options).get(PLATFORM)
+
     def label(self):
         parts = [self.kernel, self.input] + ([self.model] if self.model else [])
         parts += [f"{k}={v}" for k, v in self.options] + [f"np{self.ranks}"]
@@ -76,8 +84,8 @@ class Config:
         if self.model is not None:
             args += [kernel.model_flag, self.model]
         for name, value in self.options:
-            if name == COMM_MATRIX:
-                continue  # the runner names the file
+            if name in (COMM_MATRIX, PLATFORM):
+                continue  # the runner's: it names the file, it tells the launcher
             flag = f"--{name}"
             if value is True:
                 args.append(flag)
@@ -154,6 +162,8 @@ def _experiment(path, index, exp):
             _fail(path, f"{where}: option '{k}' cannot be a table")
         if k == COMM_MATRIX and (v is not True and v is not False or not kernel.comm_matrix):
             _fail(path, f"{where}: '{COMM_MATRIX}' is true or false, for match only")
+        if k == PLATFORM and (not isinstance(v, str) or not v):
+            _fail(path, f"{where}: '{PLATFORM}' is a simulated platform's name")
     opts = tuple(sorted(options.items()))
     per_rank = exp.get("per_rank")
     if per_rank is not None and (not isinstance(per_rank, int) or isinstance(per_rank, bool)

@@ -343,3 +343,21 @@ def test_every_printed_ratio_has_its_spread_and_runs():
     assert judge_combining_at_scale(twice) == (
         "moore:2:4 agnostic (512 groups, 2 runs): 4 B 2.50 [2.00-3.00], 4096 B 1.00 [1.00-1.00]",
         "holds in part (at most 5% slower without a group: not tested)")
+
+
+def test_small_message_platform_runs_only_the_points_that_ask_for_it(tmp_path):
+    """edr-latency has no bandwidth: a whole suite may not run on it (one
+    error line, no store), and the combining suite names it only for 4-byte
+    points."""
+    proc = subprocess.run(lab_command("reproduce", "combining", "--simulate", "--platform",
+                                      "edr-latency", "--store", tmp_path / "s.sqlite"),
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("graphcomm-lab: error: --platform edr-latency: it models "
+                                  "small messages only")
+    assert not (tmp_path / "s.sqlite").exists()
+    from graphcomm_lab.reproduce import suite_of
+    on_latency = [c for c in suite_of(CLAIMS["combining"], platform="edr").configs
+                  if c.platform() == "edr-latency"]
+    assert {c.input for c in on_latency} == {"random:0.4", "random:0.6", "random:0.8"}
+    assert all(dict(c.options)["sizes"] == [4] for c in on_latency)

@@ -296,3 +296,42 @@ def test_run_group_restores_the_callers_sigterm_handler():
         assert signal.getsignal(signal.SIGTERM) is mine
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+PLATFORM_SUITE = """
+[[experiment]]
+kernel = "nbr"
+inputs = ["random:0.2"]
+models = ["allgather"]
+ranks = [4]
+
+[[experiment]]
+kernel = "nbr"
+inputs = ["random:0.6"]
+models = ["allgather"]
+ranks = [4]
+options = { platform = "edr-latency" }
+"""
+
+
+def test_an_experiments_platform_replaces_the_suites(write_suite, fake, tmp_path):
+    """`platform` in an experiment's options goes to scripts/simulate's
+    --platform, not to graphcomm; without a simulated launcher it fails."""
+    from graphcomm_lab.runner import run_suite
+    from graphcomm_lab.suite import load_suite
+
+    suite = load_suite(write_suite(PLATFORM_SUITE))
+    store = Store(tmp_path / "lab.sqlite")
+    launcher = [fake["launcher"], "--platform", "edr"]
+    assert run_suite(suite, store, binary=fake["binary"], launcher=launcher,
+                     progress=False) == (2, 0, 0)
+    platforms = {c[c.index("--topology") + 1]: c[c.index("--platform") + 1]
+                 for c in calls(fake["log"])}
+    assert platforms == {"random:0.2": "edr", "random:0.6": "edr-latency"}
+    assert all(c.count("--platform") == 1 for c in calls(fake["log"]))
+
+    proc = run_lab(write_suite(PLATFORM_SUITE), tmp_path / "real.sqlite", fake)
+    assert proc.returncode == 1
+    assert "platform edr-latency: a simulated platform, for a simulated run" in proc.stderr
+    failed = [r for r in Store(tmp_path / "real.sqlite").runs() if r["status"] == "failed"]
+    assert [r["input"] for r in failed] == ["random:0.6"]
