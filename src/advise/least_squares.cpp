@@ -41,7 +41,7 @@ bool solve(Matrix m, std::vector<double> b, std::vector<double>& x) {
 double relative_residual(const std::vector<Observation>& obs, const std::array<double, kTerms>& c) {
   double r = 0;
   for (const Observation& o : obs) {
-    double p = 0;
+    double p = o.known;
     for (std::size_t k = 0; k < kTerms; ++k) p += c[k] * o.counts[k];
     r += (p / o.seconds - 1) * (p / o.seconds - 1);
   }
@@ -72,7 +72,7 @@ std::array<double, kTerms> fit_costs(const std::vector<Observation>& obs) {
       const double w = 1 / (o.seconds * o.seconds);
       for (std::size_t i = 0; i < n; ++i) {
         const double ai = o.counts[terms[i]] / scale[terms[i]];
-        b[i] += w * ai * o.seconds;
+        b[i] += w * ai * (o.seconds - o.known);
         for (std::size_t j = 0; j < n; ++j)
           m[i][j] += w * ai * o.counts[terms[j]] / scale[terms[j]];
       }
@@ -101,7 +101,8 @@ Coefficients fit(const std::vector<Observation>& obs) {
     rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i));
     Coefficients without;
     without.cost = fit_costs(rest);
-    errors.push_back(std::abs(predict(without, obs[i].counts).seconds / obs[i].seconds - 1));
+    errors.push_back(
+        std::abs((obs[i].known + predict(without, obs[i].counts).seconds) / obs[i].seconds - 1));
   }
   std::sort(errors.begin(), errors.end());
   c.median_error = errors[errors.size() / 2];

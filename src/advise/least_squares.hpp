@@ -18,10 +18,13 @@ struct Coefficients {
   double median_error = 0, max_error = 0;  // leave-one-out relative error |pred/meas - 1|
 };
 
-// One measured run: its counts and its time.
+// One measured run: its counts and its time. `known`: the part of the time
+// already explained (by terms fitted before, in a fit by stages); the fit
+// explains the rest, its error still relative to the whole time.
 struct Observation {
   std::array<double, kTerms> counts{};
   double seconds = 0;
+  double known = 0;
 };
 
 // Non-negative least squares of the relative error, over every subset of the

@@ -14,7 +14,9 @@
 // (nbr/call_counts.hpp). The four costs are fitted (least_squares.hpp) on
 // direct calls over ring topologies of 1 to 32 neighbours and three block
 // sizes, measured at the rank count by `advise --calibrate --kernel nbr` (on
-// this machine, or simulated on a platform): nbr_advice.hpp. This file holds
+// this machine, or simulated on a platform): nbr_advice.hpp. In two stages:
+// c_message and c_hop on the calls of the smallest block, whose bytes cost
+// nothing, then c_byte and c_node_byte on what they leave of the larger ones. This file holds
 // what libgraphcomm-nbr.so needs too, to choose per call (preload/nbr_preload.cpp).
 #pragma once
 

@@ -9,6 +9,7 @@
 #include "advise/calibration.hpp"
 #include "advise/cost_model.hpp"
 #include "advise/features.hpp"
+#include "advise/network_model.hpp"
 #include "graph/spec.hpp"
 
 namespace gc::advise {
@@ -61,6 +62,58 @@ TEST(CostModel, LeaveOneOutSeesNoise) {
   const Coefficients c = fit(obs);
   EXPECT_GT(c.max_error, 0.4);
   EXPECT_LT(c.median_error, 0.2);
+}
+
+TEST(CostModel, FitsWhatIsNotKnownYet) {
+  // Times with a part already explained (a first stage's terms): the fit
+  // recovers the costs of the rest, and its error counts the whole time.
+  std::vector<Observation> obs = exact({2e-8, 0, 5e-6, 0, 0});
+  for (Observation& o : obs) {
+    o.known = 1e-3 * o.counts[3];
+    o.seconds += o.known;
+    o.counts[3] = 0;
+  }
+  const Coefficients c = fit(obs);
+  EXPECT_NEAR(c.cost[0], 2e-8, 1e-14);
+  EXPECT_NEAR(c.cost[2], 5e-6, 1e-12);
+  EXPECT_LT(c.max_error, 1e-6);
+}
+
+// Ring calls as `advise --calibrate --kernel nbr` makes them, priced by a
+// platform that charges `message` per message and `hop` once per call (the
+// latency: one call's messages overlap theirs), and `byte` per byte, more
+// the more neighbours share the link (contention: not linear in the counts,
+// as on a simulated fat tree).
+std::vector<NetworkSample> rings(double message, double hop, double byte) {
+  std::vector<NetworkSample> out;
+  for (int degree : {1, 2, 4, 8, 16, 32})
+    for (std::uint64_t block : {8, 2048, 32768}) {
+      NetworkSample s;
+      s.ranks = 64;
+      s.degree = degree;
+      s.block = block;
+      s.messages = 2.0 * degree;
+      s.bytes = s.messages * static_cast<double>(block);
+      s.node_bytes = s.bytes;
+      s.seconds = message * s.messages + hop + byte * s.bytes * (1 + degree / 8.0);
+      out.push_back(s);
+    }
+  return out;
+}
+
+TEST(NetworkModel, TwoStagesKeepTheCostPerMessageOfManyMessages) {
+  // The smallest calls' latency is a hop; a call of many messages pays the
+  // cost per message. A dense neighbourhood (1,000 messages a call) is then
+  // predicted from that cost, whatever the latency.
+  const NetworkCosts c = fit_network(rings(0.3e-6, 0.6e-6, 1e-11), 64);
+  EXPECT_NEAR(c.per_message, 0.3e-6, 1e-9);
+  EXPECT_NEAR(c.per_hop, 0.6e-6, 1e-9);
+  NbrConfiguration dense;
+  dense.messages = 1000;
+  dense.bytes = 4000;
+  dense.node_bytes = 4000;
+  EXPECT_NEAR(predict_seconds(c, dense) / (0.3e-6 * 1000 + 0.6e-6), 1, 0.01);
+  EXPECT_EQ(c.samples, 18u);
 }
 
 TEST(CostModel, PredictionIsTheSumOfItsTerms) {
