@@ -90,23 +90,30 @@ std::array<double, kTerms> fit_costs(const std::vector<Observation>& obs) {
   return best;
 }
 
+LeaveOneOut leave_one_out(std::size_t n, const std::function<double(std::size_t)>& error_without) {
+  LeaveOneOut out;
+  if (n < 2) return out;
+  std::vector<double> errors;
+  for (std::size_t i = 0; i < n; ++i) errors.push_back(error_without(i));
+  std::sort(errors.begin(), errors.end());
+  out.median_error = errors[errors.size() / 2];
+  out.max_error = errors.back();
+  return out;
+}
+
 Coefficients fit(const std::vector<Observation>& obs) {
   Coefficients c;
   c.cost = fit_costs(obs);
   c.samples = obs.size();
-  if (obs.size() < 2) return c;
-  std::vector<double> errors;
-  for (std::size_t i = 0; i < obs.size(); ++i) {
+  const LeaveOneOut loo = leave_one_out(obs.size(), [&](std::size_t i) {
     std::vector<Observation> rest = obs;
     rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i));
     Coefficients without;
     without.cost = fit_costs(rest);
-    errors.push_back(
-        std::abs((obs[i].known + predict(without, obs[i].counts).seconds) / obs[i].seconds - 1));
-  }
-  std::sort(errors.begin(), errors.end());
-  c.median_error = errors[errors.size() / 2];
-  c.max_error = errors.back();
+    return std::abs((obs[i].known + predict(without, obs[i].counts).seconds) / obs[i].seconds - 1);
+  });
+  c.median_error = loo.median_error;
+  c.max_error = loo.max_error;
   return c;
 }
 

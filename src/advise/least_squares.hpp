@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 namespace gc::advise {
@@ -33,6 +34,14 @@ struct Observation {
 std::array<double, kTerms> fit_costs(const std::vector<Observation>& observations);
 // fit_costs, and its leave-one-out error (0 with fewer than two observations).
 Coefficients fit(const std::vector<Observation>& observations);
+
+// The leave-one-out errors of `n` observations: `error_without(i)` is
+// |predicted/measured - 1| of observation i by a fit made without it. Both 0
+// with fewer than two observations.
+struct LeaveOneOut {
+  double median_error = 0, max_error = 0;
+};
+LeaveOneOut leave_one_out(std::size_t n, const std::function<double(std::size_t)>& error_without);
 
 struct Prediction {
   double seconds = 0;

@@ -50,10 +50,9 @@ std::array<double, kTerms> fit_stages(const std::vector<NetworkSample>& samples)
 }
 
 double predict_sample(const std::array<double, kTerms>& cost, const NetworkSample& s) {
-  const std::array<double, kTerms> n = counts_of(s.messages, s.bytes, s.node_bytes, s.hops);
-  double t = 0;
-  for (std::size_t k = 0; k < kTerms; ++k) t += cost[k] * n[k];
-  return t;
+  Coefficients c;
+  c.cost = cost;
+  return predict(c, counts_of(s.messages, s.bytes, s.node_bytes, s.hops)).seconds;
 }
 
 }  // namespace
@@ -78,17 +77,13 @@ NetworkCosts fit_network(const std::vector<NetworkSample>& samples, int ranks) {
   c.ranks = at_ranks ? ranks : 0;
   // Leave-one-out: both stages fitted again without each call, which is then
   // predicted.
-  std::vector<double> errors;
-  for (std::size_t i = 0; used.size() > 1 && i < used.size(); ++i) {
+  const LeaveOneOut loo = leave_one_out(used.size(), [&](std::size_t i) {
     std::vector<NetworkSample> rest = used;
     rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i));
-    errors.push_back(std::abs(predict_sample(fit_stages(rest), used[i]) / used[i].seconds - 1));
-  }
-  std::sort(errors.begin(), errors.end());
-  if (!errors.empty()) {
-    c.median_error = errors[errors.size() / 2];
-    c.max_error = errors.back();
-  }
+    return std::abs(predict_sample(fit_stages(rest), used[i]) / used[i].seconds - 1);
+  });
+  c.median_error = loo.median_error;
+  c.max_error = loo.max_error;
   return c;
 }
 
