@@ -24,6 +24,9 @@ std::string term_phrase(Term t, const std::string& kernel, const Features& f) {
     case Term::scan:
       return fmt::format("scanning {} edges on the busiest rank", count(f.edges_max));
     case Term::message:
+      if (kernel == "spmm")
+        return fmt::format("{} words of neighbour ranks' rows to the busiest rank",
+                           count(f.gather_words_max));
       return fmt::format("{} cut edges on the busiest rank", count(f.cut_max));
     case Term::neighbour:
       return fmt::format("{} x {} neighbour ranks", rounds, count(f.degree_max));
@@ -31,10 +34,13 @@ std::string term_phrase(Term t, const std::string& kernel, const Features& f) {
       return fmt::format("{} x a synchronization over {} ranks", rounds, f.parts);
     case Term::global:
       if (kernel == "spmm")
-        return fmt::format("gathering all {} nonzeros of A",
-                           count(2.0 * static_cast<double>(f.edges)));
+        return fmt::format("gathering all {} words of A's rows on every rank",
+                           count(f.words_total));
       return fmt::format("{} x a pass over {} vertices", rounds,
                          count(static_cast<double>(f.vertices)));
+    case Term::node:
+      return fmt::format("{} words into the busiest node (nodes of {} ranks)",
+                         count(f.node_words_max), f.ranks_per_node);
   }
   return "";
 }
@@ -157,12 +163,18 @@ std::string ties_line(const Advice& a) {
 
 std::string format_advice(const Advice& a) {
   const Features& f = a.features;
-  std::string out = fmt::format(
-      "advice for {} at {} ranks (calibration {}): |V| = {}, |E| = {}\n"
-      "busiest rank: {} edges, {} cut edges; process graph: d_max {}, {}{}\n\n",
-      a.kernel, f.parts, a.calibration, f.vertices, f.edges, count(f.edges_max), count(f.cut_max),
-      count(f.degree_max), a.process_graph,
-      a.kernel == "bfs" ? fmt::format("; {} BFS levels", count(f.levels)) : "");
+  std::string out = fmt::format("advice for {} at {} ranks (calibration {}): |V| = {}, |E| = {}\n",
+                                a.kernel, f.parts, a.calibration, f.vertices, f.edges);
+  if (a.kernel == "spmm")
+    out += fmt::format(
+        "gathers of A's rows: {} words in all, {} from neighbour ranks to the busiest rank, {} "
+        "into the busiest node (nodes of {} ranks); process graph: d_max {}, {}\n\n",
+        count(f.words_total), count(f.gather_words_max), count(f.node_words_max), f.ranks_per_node,
+        count(f.degree_max), a.process_graph);
+  else
+    out += fmt::format("busiest rank: {} edges, {} cut edges; process graph: d_max {}, {}{}\n\n",
+                       count(f.edges_max), count(f.cut_max), count(f.degree_max), a.process_graph,
+                       a.kernel == "bfs" ? fmt::format("; {} BFS levels", count(f.levels)) : "");
   const Table table({{"rank", ">4"},
                      {"configuration", "<32"},
                      {"predicted_s", ">12.3g"},

@@ -156,13 +156,36 @@ std::vector<Sample> measure(const Comm& comm, const CalibrationOptions& o) {
   return out;
 }
 
+void check_spmm_samples(const Calibration& c) {
+  for (const Sample& s : c.samples)
+    if (s.kernel == "spmm" && !has_gather_figures(s.features))
+      fail(fmt::format(
+          "calibration {}: its SpMM samples were made before advise counted the words SpMM's "
+          "gathers move: run `graphcomm advise --calibrate --kernel spmm` again at each rank "
+          "count",
+          c.name));
+}
+
+int calibrated_ranks_per_node(const Calibration& c, const std::string& kernel) {
+  int parts = 0, per_node = 0;
+  for (const Sample& s : c.samples)
+    if (s.kernel == kernel && s.features.parts >= parts) {
+      per_node = s.features.parts > parts ? s.features.ranks_per_node
+                                          : std::max(per_node, s.features.ranks_per_node);
+      parts = s.features.parts;
+    }
+  return per_node;
+}
+
 std::map<std::string, Coefficients> fit_configurations(const Calibration& c,
                                                        const std::string& kernel, int parts) {
-  // A fit of kTerms costs needs more samples than terms: with fewer at `parts`
-  // (a calibration made at a new rank count on an input or two), fitting on
-  // them alone leaves most costs undetermined, so every sample is used.
-  constexpr std::size_t kEnoughAtParts = kTerms + 1;
+  // A fit of a kernel's five costs (of the kTerms, cost_model.hpp) needs more
+  // samples than terms: with fewer at `parts` (a calibration made at a new
+  // rank count on an input or two), fitting on them alone leaves most costs
+  // undetermined, so every sample is used.
+  constexpr std::size_t kEnoughAtParts = 5 + 1;
   std::map<std::string, std::vector<Observation>> every, at_parts;
+  if (kernel == "spmm") check_spmm_samples(c);
   for (const Sample& s : c.samples) {
     if (s.kernel != kernel || s.seconds <= 0) continue;
     const Observation o{term_counts(kernel, s.features), s.seconds};

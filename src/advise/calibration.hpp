@@ -59,6 +59,14 @@ const std::vector<std::string>& default_calibration_inputs();
 // this communicator's size; progress on rank 0.
 std::vector<Sample> measure(const Comm& comm, const CalibrationOptions& options);
 
+// Fails (one line) when the calibration's SpMM samples lack the gather
+// figures (features.hpp has_gather_figures): made before advise counted them.
+void check_spmm_samples(const Calibration& c);
+
+// The ranks a node held in the calibration's runs of `kernel` at its largest
+// rank count (0: none recorded).
+int calibrated_ranks_per_node(const Calibration& c, const std::string& kernel);
+
 // The configurations of `kernel` in the calibration, each with its fitted
 // costs: from its samples at `parts` ranks when there are more of them than
 // cost terms (a machine oversubscribed at 4 ranks is not the machine at 2

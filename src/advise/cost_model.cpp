@@ -18,6 +18,8 @@ const char* term_name(Term t) {
       return "round";
     case Term::global:
       return "global";
+    case Term::node:
+      return "node";
   }
   return "?";
 }
@@ -26,13 +28,14 @@ std::array<double, kTerms> term_counts(const std::string& kernel, const Features
   const bool bfs = kernel == "bfs";
   const double rounds = bfs ? f.levels : 1.0;
   const double p = std::max(1, f.parts);
-  const double global = bfs                ? rounds * static_cast<double>(f.vertices)
-                        : kernel == "spmm" ? 2.0 * static_cast<double>(f.edges)
-                                           : 0.0;
+  const double synchronization = rounds * (1 + std::log2(p));
   // SpMM's gather scans no edges (the multiply does, the same for every
-  // method): without the term, allgather's cost must go to the volume it moves.
-  const double scan = kernel == "spmm" ? 0.0 : f.edges_max;
-  return {scan, f.cut_max, rounds * f.degree_max, rounds * (1 + std::log2(p)), global};
+  // method) and moves words of row blocks (cost_model.hpp).
+  if (kernel == "spmm")
+    return {0.0,           f.gather_words_max, f.degree_max, synchronization,
+            f.words_total, f.node_words_max};
+  const double global = bfs ? rounds * static_cast<double>(f.vertices) : 0.0;
+  return {f.edges_max, f.cut_max, rounds * f.degree_max, synchronization, global, 0.0};
 }
 
 }  // namespace gc::advise

@@ -13,11 +13,22 @@
 //     + c_global   * G                     a pass over the whole graph on every rank:
 //                                          BFS, R * |V| (per level the frontier bitmap
 //                                          of replicated and bottom-up steps, the level
-//                                          array); SpMM, 2 |E| (allgather gathers A)
+//                                          array)
+//     + c_node     * N                     SpMM only, below
 //
 // R is the number of rounds: BFS levels (features.levels); 1 for matching,
 // whose rounds (5-20 on the inputs measured) fold into the per-round costs,
 // and for SpMM (one gather per iteration).
+//
+// SpMM's gather moves whole row blocks of A, so its counts are words, not
+// edges: `message` counts the words of the neighbour ranks' blocks the busiest
+// rank receives, `global` every block's words (what an allgather gives each
+// rank) and `node` the neighbour gathers' words entering the busiest node from
+// other nodes, each block once per receiving rank. A neighbour gather sends
+// each block to every neighbour at once; an allgather's ring or doubling
+// carries each block into a node once. Over a dense process graph both move
+// about the same words per rank, and only the words into a node tell them
+// apart (features.hpp).
 // The costs are fitted per configuration (non-negative least squares on the
 // relative error) on calibration runs (advise/calibration.hpp): measured on
 // this machine, or simulated on a platform. docs/advise.md explains each term.
@@ -32,7 +43,7 @@
 
 namespace gc::advise {
 
-enum class Term { scan, message, neighbour, round, global };  // kTerms of them
+enum class Term { scan, message, neighbour, round, global, node };  // kTerms of them
 const char* term_name(Term t);
 
 // The counts of each term for a kernel ("match", "bfs" or "spmm") on an input.

@@ -7,6 +7,8 @@
 #include "graph/stats.hpp"
 #include "kernels/bfs/bfs.hpp"
 #include "kernels/bfs/graph500.hpp"
+#include "kernels/spmm/row_blocks.hpp"
+#include "nbr/plan.hpp"
 
 namespace gc::advise {
 
@@ -21,8 +23,48 @@ double bfs_levels(const Comm& comm, const DistGraph& g, std::uint64_t seed) {
   return static_cast<double>(max_over_ranks(comm, deepest)) + 1;
 }
 
+namespace {
+
+// The node of each of the P parts, or empty when not known.
+std::vector<int> nodes_of_parts(const Comm& comm, int parts, int ranks_per_node) {
+  if (ranks_per_node > 0) return nbr::consecutive_nodes(parts, ranks_per_node);
+  if (parts == comm.size()) return nbr::node_of_every_rank(comm.get(), 0);
+  return {};
+}
+
+// SpMM's gathers (kernels/spmm/spmm.cpp): an allgather moves every part's
+// block to each part; the neighbour gathers, each neighbour part's block
+// once to each part, node ingress counting those from parts on other nodes.
+void count_gather_words(const Comm& comm, const DistGraph& g, const Distribution* cut,
+                        const std::vector<RankFigures>& figures, int ranks_per_node, Features& f) {
+  std::vector<std::uint64_t> words;
+  for (const RankFigures& r : figures) words.push_back(spmm::block_words(r.owned, r.edges));
+  for (std::uint64_t w : words) f.words_total += static_cast<double>(w);
+  const std::vector<std::uint64_t> gathered =
+      sum_over_neighbours(comm, g, cut, [&](int, int q) { return words[static_cast<size_t>(q)]; });
+  for (std::uint64_t w : gathered) f.gather_words_max = std::max(f.gather_words_max, double(w));
+  const std::vector<int> node = nodes_of_parts(comm, f.parts, ranks_per_node);
+  if (node.empty()) return;
+  const std::vector<std::uint64_t> from_other_nodes =
+      sum_over_neighbours(comm, g, cut, [&](int p, int q) -> std::uint64_t {
+        return node[static_cast<size_t>(p)] == node[static_cast<size_t>(q)]
+                   ? 0
+                   : words[static_cast<size_t>(q)];
+      });
+  std::vector<double> into_node(static_cast<size_t>(f.parts), 0);  // by node id (< parts)
+  std::vector<int> on_node(static_cast<size_t>(f.parts), 0);
+  for (size_t p = 0; p < from_other_nodes.size(); ++p) {
+    into_node[static_cast<size_t>(node[p])] += static_cast<double>(from_other_nodes[p]);
+    ++on_node[static_cast<size_t>(node[p])];
+  }
+  f.node_words_max = *std::max_element(into_node.begin(), into_node.end());
+  f.ranks_per_node = *std::max_element(on_node.begin(), on_node.end());
+}
+
+}  // namespace
+
 Features compute_features(const Comm& comm, const DistGraph& g, int parts, Balance balance,
-                          bool with_levels, std::uint64_t seed) {
+                          bool with_levels, std::uint64_t seed, int ranks_per_node) {
   Features f;
   f.parts = parts > 0 ? parts : comm.size();
   f.vertices = g.global_vertex_count();
@@ -38,6 +80,7 @@ Features compute_features(const Comm& comm, const DistGraph& g, int parts, Balan
   f.degree_max = s.process_degree.max;
   f.degree_avg = s.process_degree.avg;
   f.degree_sigma = s.process_degree.stddev;
+  count_gather_words(comm, g, cut ? &*cut : nullptr, s.ranks, ranks_per_node, f);
   if (with_levels) f.levels = bfs_levels(comm, g, seed);
   return f;
 }

@@ -1,8 +1,10 @@
 // What the cost model (advise/cost_model.hpp) knows of an input: figures of
 // the graph cut into P parts, as P ranks would hold it, computed on however
 // many ranks run advise (graph/stats.hpp's part figures; the matching study's
-// Tables III-VI name them), and for BFS the depth of one search. Nothing here
-// runs a kernel over a communication model but that one search.
+// Tables III-VI name them), for SpMM the words its gathers move (to the
+// busiest rank, into the busiest node, in all), and for BFS the depth of one
+// search. Nothing here runs a kernel over a communication model but that one
+// search.
 #pragma once
 
 #include <array>
@@ -28,6 +30,11 @@ struct Features {
   double degree_avg = 0;       // d_avg
   double degree_sigma = 0;     // sigma_d
   double levels = 0;           // BFS levels from the first Graph500 key (0: not asked)
+  // SpMM's gather of A's row blocks (kernels/spmm/row_blocks.hpp block_words):
+  double words_total = 0;       // every block, as an allgather moves it to each rank
+  double gather_words_max = 0;  // the neighbour parts' blocks, to the busiest part
+  double node_words_max = 0;    // the same into the busiest node, from parts on other nodes
+  int ranks_per_node = 0;       // the nodes node_words_max assumes (0: not known)
   double dense() const { return parts > 1 ? degree_avg / (parts - 1) : 0; }  // d_avg of P-1
 };
 
@@ -35,16 +42,27 @@ struct Features {
 // reordered or partitioned), else g's ids cut into `parts` ranges as `balance`
 // cuts them (graph/build.hpp cut_into_parts). `with_levels`: also run one
 // top-down search (the Graph500 reference's design, nsr-agg) from the first search key of `seed`,
-// for its depth.
+// for its depth. The nodes: `ranks_per_node` consecutive parts each; 0: the
+// nodes of the ranks running when the parts are theirs (`parts` 0 or their
+// number), else not known (node_words_max 0, ranks_per_node 0).
 Features compute_features(const Comm& comm, const DistGraph& g, int parts, Balance balance,
-                          bool with_levels, std::uint64_t seed = 1);
+                          bool with_levels, std::uint64_t seed = 1, int ranks_per_node = 0);
 
 // Levels of one top-down search (over nsr-agg) from the first Graph500 search
 // key of `seed`: what compute_features puts in `levels`. Collective.
 double bfs_levels(const Comm& comm, const DistGraph& g, std::uint64_t seed);
 
 // JSON {parts, vertices, edges, edges_max, ...}: nlohmann::json(f), j.get<Features>().
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Features, parts, vertices, edges, edges_max, cut_max, cut_total,
-                                   degree_max, degree_avg, degree_sigma, levels)
+// A figure missing from the JSON (a calibration made before it was counted)
+// reads as 0; has_gather_figures() tells SpMM's apart.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Features, parts, vertices, edges, edges_max,
+                                                cut_max, cut_total, degree_max, degree_avg,
+                                                degree_sigma, levels, words_total, gather_words_max,
+                                                node_words_max, ranks_per_node)
+
+// Whether f has SpMM's gather figures (a graph has at least one block word).
+inline bool has_gather_figures(const Features& f) {
+  return f.words_total > 0;
+}
 
 }  // namespace gc::advise

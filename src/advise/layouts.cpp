@@ -16,7 +16,8 @@ std::string Layout::flags() const {
 
 LayoutComparison compare_layouts(const Comm& comm, const Calibration& c, const std::string& kernel,
                                  const DistGraph& input_order, const DistGraph& rcm_order,
-                                 double rcm_seconds, Layout given, int parts, double levels) {
+                                 double rcm_seconds, Layout given, int parts, double levels,
+                                 int ranks_per_node) {
   std::vector<Layout> layouts{given};
   for (bool rcm : {false, true})
     for (Balance b : {Balance::vertices, Balance::edges})
@@ -25,7 +26,7 @@ LayoutComparison compare_layouts(const Comm& comm, const Calibration& c, const s
   for (Layout& l : layouts) {
     l.setup_seconds = l.rcm ? rcm_seconds : 0;
     const DistGraph& g = l.rcm ? rcm_order : input_order;
-    Features f = compute_features(comm, g, parts, l.balance, false);
+    Features f = compute_features(comm, g, parts, l.balance, false, 1, ranks_per_node);
     f.levels = levels;
     out.layouts.push_back({l, advise(c, kernel, f)});
   }

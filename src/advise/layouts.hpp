@@ -50,10 +50,11 @@ struct LayoutComparison {
 // the same graph relabeled by RCM, which took `rcm_seconds` (every RCM
 // layout's setup). `given` is the layout the command line asked for; the
 // other three are compared with it. `levels` (BFS) is copied into every
-// layout's features.
+// layout's features; `ranks_per_node` is compute_features'.
 LayoutComparison compare_layouts(const Comm& comm, const Calibration& c, const std::string& kernel,
                                  const DistGraph& input_order, const DistGraph& rcm_order,
-                                 double rcm_seconds, Layout given, int parts, double levels);
+                                 double rcm_seconds, Layout given, int parts, double levels,
+                                 int ranks_per_node);
 
 // The table after the advice: per layout its cut, its process graph and
 // its best configuration; then the layout chosen and why.

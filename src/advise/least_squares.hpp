@@ -11,7 +11,7 @@
 
 namespace gc::advise {
 
-inline constexpr std::size_t kTerms = 5;
+inline constexpr std::size_t kTerms = 6;
 
 struct Coefficients {
   std::array<double, kTerms> cost{};       // seconds per unit of each term
@@ -29,7 +29,7 @@ struct Observation {
 };
 
 // Non-negative least squares of the relative error, over every subset of the
-// terms (there are five): the best subset whose solution is non-negative.
+// terms (there are six): the best subset whose solution is non-negative.
 // Terms whose count is zero in every observation get cost 0.
 std::array<double, kTerms> fit_costs(const std::vector<Observation>& observations);
 // fit_costs, and its leave-one-out error (0 with fewer than two observations).

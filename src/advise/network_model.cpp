@@ -12,11 +12,11 @@ namespace gc::advise {
 
 namespace {
 
-// The network model's four counts in the fit's first four slots (the fifth
-// stays zero).
+// The network model's four counts in the fit's first four slots (the others
+// stay zero).
 std::array<double, kTerms> counts_of(double messages, double bytes, double node_bytes,
                                      double hops) {
-  return {messages, bytes, node_bytes, hops, 0};
+  return {messages, bytes, node_bytes, hops, 0, 0};
 }
 
 // The calibration's smallest block: its calls cost their messages and hops,

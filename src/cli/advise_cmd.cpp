@@ -120,22 +120,25 @@ void run_advise_nbr(const Comm& comm, const Invocation& inv, const AdviseOptions
 void print_fit(const Comm& comm, const advise::Calibration& c, const std::string& kernel,
                int parts) {
   if (comm.rank() != 0) return;
+  // The units of each cost (cost_model.hpp): SpMM's counts are words.
+  const bool spmm = kernel == "spmm";
   const Table table({{"configuration", "<32"},
                      {"samples", ">8"},
                      {"loo_median", ">11"},
                      {"loo_max", ">9"},
                      {"s/edge", ">10.3g"},
-                     {"s/cut_edge", ">11.3g"},
+                     {spmm ? "s/word_in" : "s/cut_edge", ">11.3g"},
                      {"s/nbr_round", ">12.3g"},
                      {"s/round", ">10.3g"},
-                     {"s/global", ">10.3g"}});
+                     {spmm ? "s/word_all" : "s/global", ">10.3g"},
+                     {"s/node_word", ">11.3g"}});
   std::string out =
       fmt::format("{} costs fitted from calibration {} at {} ranks:\n", kernel, c.name, parts);
   out += table.header();
   for (const auto& [name, k] : advise::fit_configurations(c, kernel, parts))
     out += table.row(name, k.samples, fmt::format("{:.0f}%", 100 * k.median_error),
                      fmt::format("{:.0f}%", 100 * k.max_error), k.cost[0], k.cost[1], k.cost[2],
-                     k.cost[3], k.cost[4]);
+                     k.cost[3], k.cost[4], k.cost[5]);
   std::fputs((out + "\n").c_str(), stdout);
   std::fflush(stdout);
 }
@@ -182,6 +185,19 @@ void run_advise(const Comm& comm, const Invocation& inv, const AdviseOptions& o)
                   path.c_str());
   }
   const advise::Calibration c = advise::load_calibration(comm, path);
+  const bool spmm = std::find(kernels.begin(), kernels.end(), "spmm") != kernels.end();
+  if (spmm) collectively(comm.get(), [&] { advise::check_spmm_samples(c); });
+  // SpMM's gather costs the words entering a node: for ranks other than
+  // these, nodes as given, else as the calibration's largest runs had them.
+  int ranks_per_node = o.ranks_per_node;
+  if (spmm && parts != comm.size() && ranks_per_node < 1) {
+    ranks_per_node = advise::calibrated_ranks_per_node(c, "spmm");
+    if (ranks_per_node < 1)
+      fail_everywhere(fmt::format(
+          "--ranks {}: SpMM's gather costs the words entering a node, and calibration {} has no "
+          "SpMM samples that say how many ranks a node holds: give --ranks-per-node N",
+          parts, c.name));
+  }
   if (o.graph.spec.empty()) {
     for (const std::string& k : kernels) print_fit(comm, c, k, parts);
     return;
@@ -204,16 +220,16 @@ void run_advise(const Comm& comm, const Invocation& inv, const AdviseOptions& o)
     nlohmann::json doc;
     if (partitioned || o.given_only) {
       const DistGraph& g = rcm ? rcm->graph : loaded.graph;
-      advise::Features f =
-          advise::compute_features(comm, g, partitioned ? 0 : parts, given.balance, false);
+      advise::Features f = advise::compute_features(comm, g, partitioned ? 0 : parts, given.balance,
+                                                    false, 1, ranks_per_node);
       f.levels = levels;
       const advise::Advice a = advise::advise(c, k, f);
       if (comm.rank() == 0) std::fputs(advise::format_advice(a).c_str(), stdout);
       doc = advise::to_json(a);
     } else {
-      const advise::LayoutComparison lc =
-          advise::compare_layouts(comm, c, k, loaded.graph, rcm->graph,
-                                  rcm->order_seconds + rcm->relabel_seconds, given, parts, levels);
+      const advise::LayoutComparison lc = advise::compare_layouts(
+          comm, c, k, loaded.graph, rcm->graph, rcm->order_seconds + rcm->relabel_seconds, given,
+          parts, levels, ranks_per_node);
       const advise::Advice& a = lc.layouts.front().advice;
       if (comm.rank() == 0)
         std::fputs((advise::format_advice(a) + advise::format_layouts(lc)).c_str(), stdout);
@@ -258,8 +274,9 @@ void add_advise_command(CLI::App& app, Runner& run) {
                   "nbr: least common outgoing neighbours of a group (default k+1)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--ranks-per-node", o.ranks_per_node,
-                  "nbr, aware: emulate nodes of N ranks (default: the real nodes); with "
-                  "--ranks other than the ranks running, the nodes advised for (required)")
+                  "nbr, aware, and spmm: emulate nodes of N ranks (default: the real nodes); with "
+                  "--ranks other than the ranks running, the nodes advised for (required for nbr; "
+                  "spmm: by default the nodes of the calibration's largest SpMM runs)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--ranks,--np", o.ranks,
                   "Rank count to advise for (default: the ranks running advise); the graph is "

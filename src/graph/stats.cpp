@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 namespace gc {
 
@@ -35,20 +36,39 @@ void sort_unique(std::vector<PartPair>& v) {
   v.erase(std::unique(v.begin(), v.end()), v.end());
 }
 
-// Distinct items per part, each part counted by one rank: a part held by
-// several ranks is merged on the rank holding its first vertex.
-std::vector<std::uint64_t> distinct_per_part(const Comm& comm, const DistGraph& g,
-                                             const Distribution& parts,
-                                             std::vector<PartPair> pairs) {
+// The distinct pairs, each on one rank: the pairs of a part held by several
+// ranks are merged on the rank holding its first vertex.
+std::vector<PartPair> distinct_pairs(const Comm& comm, const DistGraph& g,
+                                     const Distribution& parts, std::vector<PartPair> pairs) {
   sort_unique(pairs);  // by part, hence by holder rank
   std::vector<std::uint64_t> counts(static_cast<size_t>(comm.size()), 0);
   for (const PartPair& x : pairs)
     ++counts[static_cast<size_t>(g.owner_of(parts.begin(static_cast<int>(x.part))))];
   pairs = alltoallv(comm, pairs, counts);
   sort_unique(pairs);
-  std::vector<std::uint64_t> mine(static_cast<size_t>(parts.ranks()), 0);
-  for (const PartPair& x : pairs) ++mine[x.part];
+  return pairs;
+}
+
+// Per part, the sum of weight(pair) over its distinct pairs; complete on every rank.
+std::vector<std::uint64_t> sum_per_part(
+    const Comm& comm, size_t np, const std::vector<PartPair>& distinct,
+    const std::function<std::uint64_t(const PartPair&)>& weight) {
+  std::vector<std::uint64_t> mine(np, 0);
+  for (const PartPair& x : distinct) mine[x.part] += weight(x);
   return allreduce_each(comm, mine, MPI_SUM);
+}
+
+// (part, neighbour part) pairs of the cut edges of this rank's owned vertices.
+std::vector<PartPair> neighbour_part_pairs(const DistGraph& g, const Distribution& parts) {
+  std::vector<PartPair> out;
+  for (lid_t l = 0; l < g.owned_count(); ++l) {
+    const auto p = static_cast<std::uint64_t>(parts.owner_of(g.global_id(l)));
+    for (lid_t t : g.neighbors(l)) {
+      const auto q = static_cast<std::uint64_t>(parts.owner_of(g.global_id(t)));
+      if (q != p) out.push_back({p, q});
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -58,24 +78,23 @@ std::vector<RankFigures> part_figures(const Comm& comm, const DistGraph& g,
   const size_t np = static_cast<size_t>(parts.ranks());
   // Additive figures: every rank adds its owned vertices' edges.
   std::vector<std::uint64_t> sums(2 * np, 0);
-  std::vector<PartPair> ghosts, neighbour_parts;
+  std::vector<PartPair> ghosts;
   for (lid_t l = 0; l < g.owned_count(); ++l) {
     const auto p = static_cast<std::uint64_t>(parts.owner_of(g.global_id(l)));
     sums[p] += g.degree(l);
     for (lid_t t : g.neighbors(l)) {
       const vid_t v = g.global_id(t);
-      const auto q = static_cast<std::uint64_t>(parts.owner_of(v));
-      if (q == p) continue;
+      if (static_cast<std::uint64_t>(parts.owner_of(v)) == p) continue;
       ++sums[np + p];
       ghosts.push_back({p, v});
-      neighbour_parts.push_back({p, q});
     }
   }
   const std::vector<std::uint64_t> total = allreduce_each(comm, sums, MPI_SUM);
+  const auto one = [](const PartPair&) -> std::uint64_t { return 1; };
   const std::vector<std::uint64_t> ghost_counts =
-      distinct_per_part(comm, g, parts, std::move(ghosts));
+      sum_per_part(comm, np, distinct_pairs(comm, g, parts, std::move(ghosts)), one);
   const std::vector<std::uint64_t> degrees =
-      distinct_per_part(comm, g, parts, std::move(neighbour_parts));
+      sum_per_part(comm, np, distinct_pairs(comm, g, parts, neighbour_part_pairs(g, parts)), one);
   std::vector<RankFigures> out(np);
   for (size_t p = 0; p < np; ++p) {
     RankFigures& f = out[p];
@@ -87,6 +106,21 @@ std::vector<RankFigures> part_figures(const Comm& comm, const DistGraph& g,
     f.process_degree = static_cast<int>(degrees[p]);
   }
   return out;
+}
+
+std::vector<std::uint64_t> sum_over_neighbours(
+    const Comm& comm, const DistGraph& g, const Distribution* parts,
+    const std::function<std::uint64_t(int part, int neighbour)>& weight) {
+  if (!parts) {  // the ranks as they hold g
+    std::uint64_t mine = 0;
+    for (int q : g.ghost_relation().ranks) mine += weight(comm.rank(), q);
+    return allgather(comm, mine);
+  }
+  return sum_per_part(comm, static_cast<size_t>(parts->ranks()),
+                      distinct_pairs(comm, g, *parts, neighbour_part_pairs(g, *parts)),
+                      [&](const PartPair& x) {
+                        return weight(static_cast<int>(x.part), static_cast<int>(x.item));
+                      });
 }
 
 GraphStats compute_stats(const Comm& comm, const DistGraph& g, const Distribution* parts) {

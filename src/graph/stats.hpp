@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -47,6 +48,12 @@ GraphStats compute_stats(const Comm& comm, const DistGraph& g, const Distributio
 // Collective; complete on every rank.
 std::vector<RankFigures> part_figures(const Comm& comm, const DistGraph& g,
                                       const Distribution& parts);
+// Per part of `parts` (nullptr: per rank as the ranks hold g), the sum of
+// weight(part, neighbour) over its neighbour parts in the process graph, each
+// once. Collective; complete on every rank.
+std::vector<std::uint64_t> sum_over_neighbours(
+    const Comm& comm, const DistGraph& g, const Distribution* parts,
+    const std::function<std::uint64_t(int part, int neighbour)>& weight);
 nlohmann::json to_json(const GraphStats& s);
 nlohmann::json to_json(const Summary& s);
 

@@ -12,6 +12,12 @@
 
 namespace gc::spmm {
 
+// The words of a block of `rows` rows and `nonzeros` nonzeros as serialize()
+// writes it (what a gather moves; advise's SpMM features count them).
+constexpr std::uint64_t block_words(std::uint64_t rows, std::uint64_t nonzeros) {
+  return 2 + (rows + 1) + 2 * nonzeros;
+}
+
 // A block of rows as 64-bit words: first, count, offsets, columns, values.
 inline std::vector<std::uint64_t> serialize(const Rows& r) {
   std::vector<std::uint64_t> out{r.first, r.count()};

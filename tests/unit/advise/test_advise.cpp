@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <numeric>
 #include <set>
@@ -23,8 +25,9 @@ std::vector<Observation> exact(const Counts& costs) {
   std::vector<Observation> obs;
   for (int i = 1; i <= 12; ++i) {
     Observation o;
-    o.counts = {1e5 * i, 3e4 * (13 - i), 10.0 * (i % 5 + 1), 3.0 + (i * 7) % 11,
-                1e6 * ((i * 3) % 7 + 1)};
+    o.counts = {
+        1e5 * i,    3e4 * (13 - i), 10.0 * (i % 5 + 1), 3.0 + (i * 7) % 11, 1e6 * ((i * 3) % 7 + 1),
+        1e3 * i * i};
     for (std::size_t k = 0; k < kTerms; ++k) o.seconds += costs[k] * o.counts[k];
     obs.push_back(o);
   }
@@ -32,7 +35,7 @@ std::vector<Observation> exact(const Counts& costs) {
 }
 
 TEST(CostModel, RecoversExactCosts) {
-  const Counts costs = {2e-8, 0, 5e-6, 0, 1e-10};
+  const Counts costs = {2e-8, 0, 5e-6, 0, 1e-10, 3e-9};
   const Coefficients c = fit(exact(costs));
   for (std::size_t k = 0; k < kTerms; ++k)
     EXPECT_NEAR(c.cost[k], costs[k], 1e-6 * (costs[k] + 1e-12)) << term_name(static_cast<Term>(k));
@@ -133,10 +136,67 @@ TEST(CostModel, TermsOfEachKernel) {
   f.cut_max = 40;
   f.degree_max = 7;
   f.levels = 6;
+  f.words_total = 900;
+  f.gather_words_max = 120;
+  f.node_words_max = 60;
   const Counts m = term_counts("match", f), b = term_counts("bfs", f), s = term_counts("spmm", f);
-  EXPECT_EQ(m, (Counts{500, 40, 7, 4, 0}));  // one round, 1 + log2 8 steps
-  EXPECT_EQ(b, (Counts{500, 40, 42, 24, 6000}));
-  EXPECT_EQ(s, (Counts{0, 40, 7, 4, 600}));  // no scan; allgather gathers all 2|E| nonzeros
+  EXPECT_EQ(m, (Counts{500, 40, 7, 4, 0, 0}));  // one round, 1 + log2 8 steps
+  EXPECT_EQ(b, (Counts{500, 40, 42, 24, 6000, 0}));
+  // No scan; words, not edges: to the busiest rank, in all, into the busiest node.
+  EXPECT_EQ(s, (Counts{0, 120, 7, 4, 900, 60}));
+}
+
+// An SpMM sample whose neighbour gather costs 10 ns a word entering the
+// busiest node and 1 ns a word received, and whose allgather 3 ns a word of A.
+std::vector<Sample> spmm_samples(int i) {
+  Sample s;
+  s.kernel = "spmm";
+  s.input = fmt::format("input {}", i);
+  s.features.parts = 64;
+  s.features.ranks_per_node = 16;
+  s.features.degree_max = 2.0 + (i * 7) % 62;
+  s.features.words_total = 1e5 * (i % 4 + 1);
+  s.features.gather_words_max = s.features.words_total * s.features.degree_max / 64;
+  s.features.node_words_max = 12 * s.features.gather_words_max * (i % 3) / 2;
+  Sample neighbor = s, allgather = s;
+  neighbor.configuration = "neighbor";
+  neighbor.seconds = 1e-8 * s.features.node_words_max + 1e-9 * s.features.gather_words_max + 1e-6;
+  allgather.configuration = "allgather";
+  allgather.seconds = 3e-9 * s.features.words_total;
+  return {neighbor, allgather};
+}
+
+// Over a dense process graph of many nodes a neighbour gather moves a node's
+// share of A into it once per rank, an allgather once: the words entering the
+// node choose, where the words each rank receives alone would say neighbor.
+TEST(Advice, SpmmChoosesByTheWordsEnteringANode) {
+  Calibration c;
+  for (int i = 1; i <= 12; ++i)
+    for (const Sample& s : spmm_samples(i)) c.samples.push_back(s);
+  Features dense;
+  dense.parts = 64;
+  dense.ranks_per_node = 16;
+  dense.degree_max = 63;
+  dense.words_total = 1e6;
+  dense.gather_words_max = 0.98e6;
+  dense.node_words_max = 12 * dense.gather_words_max;
+  EXPECT_EQ(advise(c, "spmm", dense, {}).ranked.front().configuration, "allgather");
+  Features sparse = dense;
+  sparse.degree_max = 2;
+  sparse.gather_words_max = 3e4;
+  sparse.node_words_max = 1.5e4;
+  EXPECT_EQ(advise(c, "spmm", sparse, {}).ranked.front().configuration, "neighbor");
+}
+
+TEST(Calibration, SpmmSamplesWithoutGatherFiguresAreRefused) {
+  Calibration c;
+  c.name = "old";
+  c.samples = spmm_samples(1);
+  EXPECT_NO_THROW(check_spmm_samples(c));
+  c.samples.front().features.words_total = 0;  // read from a file made before the figures
+  EXPECT_THROW(check_spmm_samples(c), Error);
+  EXPECT_THROW(fit_configurations(c, "spmm", 64), Error);
+  EXPECT_NO_THROW(fit_configurations(c, "match", 64));
 }
 
 // A matching sample at `parts` ranks whose time is `scan_cost` per edge of
@@ -216,7 +276,8 @@ void expect_features_counted_independently(Balance balance) {
   const LoadedGraph loaded = load_graph(comm, "rmat:9", LoadOptions{});
   const DistGraph& g = loaded.graph;
   const int parts = 5;
-  const Features f = compute_features(comm, g, parts, balance, false);
+  const int ranks_per_node = 2;
+  const Features f = compute_features(comm, g, parts, balance, false, 1, ranks_per_node);
   // Every rank gathers all edges (u < v, each once) and counts itself.
   std::vector<std::uint64_t> mine;
   for (lid_t l = 0; l < g.owned_count(); ++l)
@@ -268,6 +329,21 @@ void expect_features_counted_independently(Balance balance) {
     dmax = std::max(dmax, static_cast<double>(s.size()));
     dsum += static_cast<double>(s.size());
   }
+  // SpMM's gathers: a part's block is 3 + rows + 2 x nonzeros words (first,
+  // count, offsets, columns, values); nodes of two consecutive parts.
+  std::vector<double> words(parts), gathered(parts, 0), into_node(parts, 0);
+  for (int p = 0; p < parts; ++p)
+    words[p] =
+        3 + static_cast<double>((p + 1 < parts ? bounds[p + 1] : n) - bounds[p]) + 2 * edges[p];
+  for (int p = 0; p < parts; ++p)
+    for (int q : neighbours[p]) {
+      gathered[p] += words[q];
+      if (q / ranks_per_node != p / ranks_per_node) into_node[p / ranks_per_node] += words[q];
+    }
+  EXPECT_DOUBLE_EQ(f.words_total, std::accumulate(words.begin(), words.end(), 0.0));
+  EXPECT_DOUBLE_EQ(f.gather_words_max, *std::max_element(gathered.begin(), gathered.end()));
+  EXPECT_DOUBLE_EQ(f.node_words_max, *std::max_element(into_node.begin(), into_node.end()));
+  EXPECT_EQ(f.ranks_per_node, ranks_per_node);
   EXPECT_EQ(f.parts, parts);
   EXPECT_EQ(f.edges, all.size());
   EXPECT_DOUBLE_EQ(f.edges_max, *std::max_element(edges.begin(), edges.end()));
