@@ -27,15 +27,21 @@ inline std::vector<std::uint64_t> serialize(const Rows& r) {
   return out;
 }
 
-inline Rows deserialize(const std::uint64_t* w) {
-  Rows r;
+// Into `r`, whose vectors keep their memory: a gather repeated every
+// iteration unpacks into the same blocks without allocating again.
+inline void deserialize_into(const std::uint64_t* w, Rows& r) {
   r.first = w[0];
   const std::uint64_t n = w[1];
   r.offsets.assign(w + 2, w + 3 + n);
   const std::uint64_t nnz = r.offsets.back();
   r.columns.assign(w + 3 + n, w + 3 + n + nnz);
-  for (std::uint64_t k = 0; k < nnz; ++k)
-    r.values.push_back(std::bit_cast<double>(w[3 + n + nnz + k]));
+  r.values.resize(nnz);
+  for (std::uint64_t k = 0; k < nnz; ++k) r.values[k] = std::bit_cast<double>(w[3 + n + nnz + k]);
+}
+
+inline Rows deserialize(const std::uint64_t* w) {
+  Rows r;
+  deserialize_into(w, r);
   return r;
 }
 

@@ -118,7 +118,7 @@ Result run(const Comm& comm, const DistGraph& g, Method method, int iters,
     }
     for (size_t s = 0; s < sources.size(); ++s)
       if (sources[s] != comm.rank())
-        blocks[static_cast<size_t>(sources[s])] = deserialize(received.data() + displs[s]);
+        deserialize_into(received.data() + displs[s], blocks[static_cast<size_t>(sources[s])]);
     const double t1 = MPI_Wtime();
     gather += t1 - start;
     result.c = multiply(a, g.global_vertex_count(), [&](std::uint64_t j) {
