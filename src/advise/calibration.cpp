@@ -99,8 +99,9 @@ Calibration load_calibration(const Comm& comm, const std::string& path) {
   return c;
 }
 
-void add_samples(const Comm& comm, const std::string& path, const std::string& name,
-                 const std::vector<Sample>& samples, const std::vector<NetworkSample>& network) {
+std::size_t add_samples(const Comm& comm, const std::string& path, const std::string& name,
+                        const std::vector<Sample>& samples,
+                        const std::vector<NetworkSample>& network) {
   bool exists = false;
   const std::string text = read_on_root(comm, path, exists);
   Calibration c{name, {}, {}};
@@ -109,6 +110,14 @@ void add_samples(const Comm& comm, const std::string& path, const std::string& n
     return std::any_of(samples.begin(), samples.end(),
                        [&](const Sample& s) { return same_run(old, s); });
   });
+  const bool new_spmm = std::any_of(samples.begin(), samples.end(),
+                                    [](const Sample& s) { return s.kernel == "spmm"; });
+  const std::size_t stale =
+      new_spmm ? std::erase_if(c.samples,
+                               [](const Sample& old) {
+                                 return old.kernel == "spmm" && !has_gather_figures(old.features);
+                               })
+               : 0;
   c.samples.insert(c.samples.end(), samples.begin(), samples.end());
   std::erase_if(c.network, [&](const NetworkSample& old) {
     return std::any_of(network.begin(), network.end(), [&](const NetworkSample& s) {
@@ -126,6 +135,7 @@ void add_samples(const Comm& comm, const std::string& path, const std::string& n
     std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ignored);
   }
   write_json_on_root(comm, path, doc);
+  return stale;
 }
 
 const std::vector<std::string>& default_calibration_inputs() {

@@ -40,10 +40,12 @@ Calibration load_calibration(const Comm& comm, const std::string& path);
 // Collective: read the file if it exists (else start `name`), replace the
 // samples of the same kernel, configuration, input and rank count with
 // `samples` (and the network samples of the same ranks, degree and block
-// with `network`), write it back atomically.
-void add_samples(const Comm& comm, const std::string& path, const std::string& name,
-                 const std::vector<Sample>& samples,
-                 const std::vector<NetworkSample>& network = {});
+// with `network`), write it back atomically. New SpMM samples also replace
+// every SpMM sample made before the gather figures (check_spmm_samples):
+// returns how many of those were dropped.
+std::size_t add_samples(const Comm& comm, const std::string& path, const std::string& name,
+                        const std::vector<Sample>& samples,
+                        const std::vector<NetworkSample>& network = {});
 
 struct CalibrationOptions {
   std::vector<std::string> kernels = {"match", "bfs", "spmm"};

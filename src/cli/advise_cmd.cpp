@@ -169,7 +169,7 @@ void run_advise(const Comm& comm, const Invocation& inv, const AdviseOptions& o)
     co.kernels = kernels;
     co.repeats = o.repeats;
     co.seed = o.graph.seed;
-    std::size_t added = 0;
+    std::size_t added = 0, stale = 0;
     // Stored input by input: a calibration cut short (hours on simulated
     // ranks) keeps what it measured.
     for (const std::string& input : o.calibration_inputs.empty()
@@ -177,12 +177,20 @@ void run_advise(const Comm& comm, const Invocation& inv, const AdviseOptions& o)
                                         : o.calibration_inputs) {
       co.inputs = {input};
       const std::vector<advise::Sample> samples = advise::measure(comm, co);
-      advise::add_samples(comm, path, advise::default_calibration_name(o.platform), samples);
+      stale +=
+          advise::add_samples(comm, path, advise::default_calibration_name(o.platform), samples);
       added += samples.size();
     }
-    if (comm.rank() == 0)
-      std::printf("calibration: %zu samples at %d ranks added to %s\n\n", added, comm.size(),
+    if (comm.rank() == 0) {
+      std::printf("calibration: %zu samples at %d ranks added to %s\n", added, comm.size(),
                   path.c_str());
+      if (stale > 0)
+        std::printf(
+            "calibration: %zu SpMM samples made before advise counted its gathers' words "
+            "dropped; calibrate SpMM again at the other rank counts\n",
+            stale);
+      std::printf("\n");
+    }
   }
   const advise::Calibration c = advise::load_calibration(comm, path);
   const bool spmm = std::find(kernels.begin(), kernels.end(), "spmm") != kernels.end();

@@ -146,6 +146,34 @@ TEST(CostModel, TermsOfEachKernel) {
   EXPECT_EQ(s, (Counts{0, 120, 7, 4, 900, 60}));
 }
 
+// A matching sample at `parts` ranks whose time is `scan_cost` per edge of
+// the busiest rank plus 1 us per cut edge.
+Sample match_sample(int parts, int i, double scan_cost) {
+  Sample s;
+  s.kernel = "match";
+  s.configuration = "ld/nsr";
+  s.features.parts = parts;
+  s.features.edges_max = 1000.0 * i;
+  s.features.cut_max = 100.0 * ((i * 7) % 5 + 1);
+  s.features.degree_max = 1 + i % 3;
+  s.seconds = scan_cost * s.features.edges_max + 1e-6 * s.features.cut_max;
+  return s;
+}
+
+TEST(Calibration, FitsAtTheRankCountOnlyWithMoreSamplesThanTerms) {
+  Calibration c;
+  for (int i = 1; i <= 12; ++i) c.samples.push_back(match_sample(16, i, 1e-8));
+  for (int i = 1; i <= 2; ++i) c.samples.push_back(match_sample(256, i, 1e-7));
+  // Two samples at 256: too few to fit five costs on, so every sample counts.
+  EXPECT_EQ(fit_configurations(c, "match", 256).at("ld/nsr").samples, 14u);
+  EXPECT_EQ(fit_configurations(c, "match", 16).at("ld/nsr").samples, 12u);
+  EXPECT_EQ(fit_configurations(c, "match", 64).at("ld/nsr").samples, 14u);
+  for (int i = 3; i <= 6; ++i) c.samples.push_back(match_sample(256, i, 1e-7));
+  const Coefficients at256 = fit_configurations(c, "match", 256).at("ld/nsr");
+  EXPECT_EQ(at256.samples, 6u);
+  EXPECT_NEAR(at256.cost[static_cast<int>(Term::scan)], 1e-7, 1e-12);
+}
+
 // An SpMM sample whose neighbour gather costs 10 ns a word entering the
 // busiest node and 1 ns a word received, and whose allgather 3 ns a word of A.
 std::vector<Sample> spmm_samples(int i) {
@@ -188,6 +216,29 @@ TEST(Advice, SpmmChoosesByTheWordsEnteringANode) {
   EXPECT_EQ(advise(c, "spmm", sparse, {}).ranked.front().configuration, "neighbor");
 }
 
+// Calibrating SpMM again drops the samples made before its gathers' words
+// were counted (else advise would refuse the file until every rank count was
+// calibrated again); other kernels' samples stay.
+TEST(Calibration, NewSpmmSamplesReplaceThoseWithoutGatherFigures) {
+  const Comm comm = Comm::world();
+  const std::string path = ::testing::TempDir() + "graphcomm-stale-spmm.json";
+  std::vector<Sample> old = spmm_samples(1);
+  for (Sample& s : old) s.features.words_total = 0;  // as read from an old file
+  old.push_back(match_sample(16, 1, 1e-8));
+  if (comm.rank() == 0) std::remove(path.c_str());
+  comm.barrier();
+  EXPECT_EQ(add_samples(comm, path, "test", old), 0u);
+  EXPECT_EQ(add_samples(comm, path, "test", {match_sample(16, 2, 1e-8)}), 0u);  // not SpMM
+  std::vector<Sample> fresh = spmm_samples(2);
+  fresh.front().features.parts = 4;  // another rank count than the old ones
+  EXPECT_EQ(add_samples(comm, path, "test", {fresh.front()}), 2u);
+  const Calibration c = load_calibration(comm, path);
+  EXPECT_NO_THROW(check_spmm_samples(c));
+  EXPECT_EQ(c.samples.size(), 2u);  // the match sample and the new SpMM one
+  comm.barrier();
+  if (comm.rank() == 0) std::remove(path.c_str());
+}
+
 TEST(Calibration, SpmmSamplesWithoutGatherFiguresAreRefused) {
   Calibration c;
   c.name = "old";
@@ -197,34 +248,6 @@ TEST(Calibration, SpmmSamplesWithoutGatherFiguresAreRefused) {
   EXPECT_THROW(check_spmm_samples(c), Error);
   EXPECT_THROW(fit_configurations(c, "spmm", 64), Error);
   EXPECT_NO_THROW(fit_configurations(c, "match", 64));
-}
-
-// A matching sample at `parts` ranks whose time is `scan_cost` per edge of
-// the busiest rank plus 1 us per cut edge.
-Sample match_sample(int parts, int i, double scan_cost) {
-  Sample s;
-  s.kernel = "match";
-  s.configuration = "ld/nsr";
-  s.features.parts = parts;
-  s.features.edges_max = 1000.0 * i;
-  s.features.cut_max = 100.0 * ((i * 7) % 5 + 1);
-  s.features.degree_max = 1 + i % 3;
-  s.seconds = scan_cost * s.features.edges_max + 1e-6 * s.features.cut_max;
-  return s;
-}
-
-TEST(Calibration, FitsAtTheRankCountOnlyWithMoreSamplesThanTerms) {
-  Calibration c;
-  for (int i = 1; i <= 12; ++i) c.samples.push_back(match_sample(16, i, 1e-8));
-  for (int i = 1; i <= 2; ++i) c.samples.push_back(match_sample(256, i, 1e-7));
-  // Two samples at 256: too few to fit five costs on, so every sample counts.
-  EXPECT_EQ(fit_configurations(c, "match", 256).at("ld/nsr").samples, 14u);
-  EXPECT_EQ(fit_configurations(c, "match", 16).at("ld/nsr").samples, 12u);
-  EXPECT_EQ(fit_configurations(c, "match", 64).at("ld/nsr").samples, 14u);
-  for (int i = 3; i <= 6; ++i) c.samples.push_back(match_sample(256, i, 1e-7));
-  const Coefficients at256 = fit_configurations(c, "match", 256).at("ld/nsr");
-  EXPECT_EQ(at256.samples, 6u);
-  EXPECT_NEAR(at256.cost[static_cast<int>(Term::scan)], 1e-7, 1e-12);
 }
 
 Choice choice(const std::string& name, double seconds, double fit_error) {
