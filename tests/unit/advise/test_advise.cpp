@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -12,6 +13,7 @@
 #include "advise/cost_model.hpp"
 #include "advise/features.hpp"
 #include "advise/network_model.hpp"
+#include "core/broadcast.hpp"
 #include "graph/spec.hpp"
 
 namespace gc::advise {
@@ -221,7 +223,9 @@ TEST(Advice, SpmmChoosesByTheWordsEnteringANode) {
 // calibrated again); other kernels' samples stay.
 TEST(Calibration, NewSpmmSamplesReplaceThoseWithoutGatherFigures) {
   const Comm comm = Comm::world();
-  const std::string path = ::testing::TempDir() + "graphcomm-stale-spmm.json";
+  // One file per run: ctest runs this suite at several rank counts at once.
+  const int id = broadcast_value(static_cast<int>(getpid()), 0, comm.get());
+  const std::string path = ::testing::TempDir() + fmt::format("graphcomm-stale-spmm-{}.json", id);
   std::vector<Sample> old = spmm_samples(1);
   for (Sample& s : old) s.features.words_total = 0;  // as read from an old file
   old.push_back(match_sample(16, 1, 1e-8));
