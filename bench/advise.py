@@ -51,6 +51,7 @@ its inputs (rmat:10-15, er:16384 and 65536, rgg:16384 and 65536, grid:32 and
 64, grid:256,d=2) are not among the judged ones here.
 """
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -58,6 +59,7 @@ import sys
 import lab
 from lab import DATASETS, ROOT, config, median
 from graphcomm_lab.measured import measured_times
+from graphcomm_lab.suite import CONTENT
 
 DEFAULT_INPUTS = [
     "rmat:16", "rmat:13,ef=4", "er:32768,d=4", "rgg:262144", "grid:48", "sbm:32768",
@@ -185,6 +187,10 @@ def main():
         sys.exit(f"bench: {args.calibration}: no calibration: run `scripts/gcrun -np P "
                  f"build/src/graphcomm advise --calibrate --calibration {args.calibration}` "
                  f"for each P of --ranks")
+    # A resumed suite runs advise again once the calibration's content
+    # changes (the kernels' runs stay): the key holds its digest, not only its path.
+    with open(args.calibration, "rb") as f:
+        calibration_digest = hashlib.sha1(f.read()).hexdigest()[:16]
     # Simulated ranks: one run per model, in a suite that a later invocation
     # resumes (--suite), since one input at 256 ranks takes hours.
     session = lab.Bench("advise", store=args.store, binary=args.binary, launcher=launcher,
@@ -198,7 +204,7 @@ def main():
             # One kernel judged: advise for it alone (for matching, no BFS
             # to count levels, which at 1024 simulated ranks costs minutes).
             advise_options = {"kernel": kernels[0] if len(kernels) == 1 else "all",
-                              "calibration": args.calibration}
+                              "calibration": args.calibration, CONTENT: calibration_digest}
             if args.given_distribution_only:  # only then: a stored suite's key stays
                 advise_options["given-distribution-only"] = True
             advice_config = config("advise", inp, None, ranks, advise_options)

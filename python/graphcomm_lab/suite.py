@@ -41,6 +41,10 @@ from .kernels import KERNELS
 
 COMM_MATRIX = "comm-matrix"
 PLATFORM = "platform"  # scripts/simulate's --platform for this experiment; not graphcomm's
+# A digest of a file the run reads (bench/advise.py: the calibration), so that
+# a stored run's key follows the file's content and not only its path; the
+# lab's, not graphcomm's.
+CONTENT = "content"
 
 
 class SuiteError(Exception):
@@ -84,8 +88,8 @@ class Config:
         if self.model is not None:
             args += [kernel.model_flag, self.model]
         for name, value in self.options:
-            if name in (COMM_MATRIX, PLATFORM):
-                continue  # the runner's: it names the file, it tells the launcher
+            if name in (COMM_MATRIX, PLATFORM, CONTENT):
+                continue  # the runner's: it names the file, it tells the launcher; a key's
             flag = f"--{name}"
             if value is True:
                 args.append(flag)

@@ -6,7 +6,7 @@ import subprocess
 import pytest
 
 from conftest import graphcomm_binary, lab_command
-from graphcomm_lab.suite import SuiteError, load_suite
+from graphcomm_lab.suite import CONTENT, Config, SuiteError, load_suite
 
 GOOD = """
 name = "s"
@@ -48,6 +48,16 @@ def test_key_is_stable_and_distinguishes(write_suite):
     a = load_suite(write_suite(GOOD)).configs
     b = load_suite(write_suite(GOOD, "again.toml")).configs
     assert [c.key() for c in a] == [c.key() for c in b]
+
+
+def test_content_digest_keys_the_run_and_stays_off_the_command_line():
+    def advise(digest):
+        return Config("advise", "rmat:10", None, 2,
+                      tuple(sorted({"calibration": "c.json", CONTENT: digest}.items())))
+    a, b = advise("0123"), advise("4567")
+    assert a.key() != b.key() and a.key() == advise("0123").key()
+    assert a.arguments() == b.arguments()
+    assert CONTENT not in " ".join(a.arguments())
 
 
 def test_weak_scaling_inputs(write_suite):
