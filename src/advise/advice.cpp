@@ -19,7 +19,11 @@ std::string count(double x) {
 
 // What a term's count is, in the input's words.
 std::string term_phrase(Term t, const std::string& kernel, const Features& f) {
-  const std::string rounds = kernel == "bfs" ? count(f.levels) + " levels" : "its rounds";
+  // Per round: a BFS level, a matching's rounds (not known before it runs),
+  // SpMM's one gather.
+  const std::string rounds = kernel == "bfs"    ? count(f.levels) + " levels x "
+                             : kernel == "spmm" ? ""
+                                                : "its rounds x ";
   switch (t) {
     case Term::scan:
       return fmt::format("scanning {} edges on the busiest rank", count(f.edges_max));
@@ -29,14 +33,14 @@ std::string term_phrase(Term t, const std::string& kernel, const Features& f) {
                            count(f.gather_words_max));
       return fmt::format("{} cut edges on the busiest rank", count(f.cut_max));
     case Term::neighbour:
-      return fmt::format("{} x {} neighbour ranks", rounds, count(f.degree_max));
+      return fmt::format("{}{} neighbour ranks", rounds, count(f.degree_max));
     case Term::round:
-      return fmt::format("{} x a synchronization over {} ranks", rounds, f.parts);
+      return fmt::format("{}a synchronization over {} ranks", rounds, f.parts);
     case Term::global:
       if (kernel == "spmm")
         return fmt::format("gathering all {} words of A's rows on every rank",
                            count(f.words_total));
-      return fmt::format("{} x a pass over {} vertices", rounds,
+      return fmt::format("{}a pass over {} vertices", rounds,
                          count(static_cast<double>(f.vertices)));
     case Term::node:
       return fmt::format("{} words into the busiest node (nodes of {} ranks)",
@@ -109,12 +113,12 @@ Advice advise(const Calibration& c, const std::string& kernel, const Features& f
   std::sort(a.calibrated_ranks.begin(), a.calibrated_ranks.end());
   a.calibrated_ranks.erase(std::unique(a.calibrated_ranks.begin(), a.calibrated_ranks.end()),
                            a.calibrated_ranks.end());
-  const std::array<double, kTerms> counts = term_counts(kernel, f);
   for (const auto& [configuration, costs] : fit_configurations(c, kernel, f.parts)) {
     if (!available.empty() &&
         std::find(available.begin(), available.end(), configuration) == available.end())
       continue;
-    a.ranked.push_back({configuration, predict(costs, counts), costs, ""});
+    a.ranked.push_back(
+        {configuration, predict(costs, term_counts(kernel, configuration, f)), costs, ""});
   }
   if (a.ranked.empty())
     fail_everywhere(fmt::format(

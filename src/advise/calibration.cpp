@@ -198,7 +198,7 @@ std::map<std::string, Coefficients> fit_configurations(const Calibration& c,
   if (kernel == "spmm") check_spmm_samples(c);
   for (const Sample& s : c.samples) {
     if (s.kernel != kernel || s.seconds <= 0) continue;
-    const Observation o{term_counts(kernel, s.features), s.seconds};
+    const Observation o{term_counts(kernel, s.configuration, s.features), s.seconds};
     every[s.configuration].push_back(o);
     if (s.features.parts == parts) at_parts[s.configuration].push_back(o);
   }

@@ -24,16 +24,19 @@ const char* term_name(Term t) {
   return "?";
 }
 
-std::array<double, kTerms> term_counts(const std::string& kernel, const Features& f) {
+std::array<double, kTerms> term_counts(const std::string& kernel, const std::string& configuration,
+                                       const Features& f) {
   const bool bfs = kernel == "bfs";
   const double rounds = bfs ? f.levels : 1.0;
   const double p = std::max(1, f.parts);
   const double synchronization = rounds * (1 + std::log2(p));
   // SpMM's gather scans no edges (the multiply does, the same for every
-  // method) and moves words of row blocks (cost_model.hpp).
-  if (kernel == "spmm")
-    return {0.0,           f.gather_words_max, f.degree_max, synchronization,
-            f.words_total, f.node_words_max};
+  // method) and moves words of row blocks (cost_model.hpp): the allgather
+  // every block, the neighbour gathers their neighbours' blocks.
+  if (kernel == "spmm") {
+    if (configuration == "allgather") return {0.0, 0.0, 0.0, synchronization, f.words_total, 0.0};
+    return {0.0, f.gather_words_max, f.degree_max, synchronization, 0.0, f.node_words_max};
+  }
   const double global = bfs ? rounds * static_cast<double>(f.vertices) : 0.0;
   return {f.edges_max, f.cut_max, rounds * f.degree_max, synchronization, global, 0.0};
 }

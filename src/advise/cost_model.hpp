@@ -24,7 +24,12 @@
 // edges: `message` counts the words of the neighbour ranks' blocks the busiest
 // rank receives, `global` every block's words (what an allgather gives each
 // rank) and `node` the neighbour gathers' words entering the busiest node from
-// other nodes, each block once per receiving rank. A neighbour gather sends
+// other nodes, each block once per receiving rank. Each method counts only
+// the terms of what it moves: the allgather `global` (and `round`), the
+// neighbour gathers `message`, `neighbour`, `round` and `node`; on one node
+// of a dense process graph `global` and `message` are nearly equal, and a fit
+// free to use either would name the allgather's cost as a neighbour gather's
+// (or the reverse). A neighbour gather sends
 // each block to every neighbour at once; an allgather's ring or doubling
 // carries each block into a node once. Over a dense process graph both move
 // about the same words per rank, and only the words into a node tell them
@@ -46,7 +51,11 @@ namespace gc::advise {
 enum class Term { scan, message, neighbour, round, global, node };  // kTerms of them
 const char* term_name(Term t);
 
-// The counts of each term for a kernel ("match", "bfs" or "spmm") on an input.
-std::array<double, kTerms> term_counts(const std::string& kernel, const Features& f);
+// The counts of each term for a configuration of a kernel ("match", "bfs" or
+// "spmm") on an input. The configuration matters for SpMM only: the
+// allgather counts every block (global) and no neighbour words, the
+// neighbour gathers the reverse.
+std::array<double, kTerms> term_counts(const std::string& kernel, const std::string& configuration,
+                                       const Features& f);
 
 }  // namespace gc::advise

@@ -141,11 +141,14 @@ TEST(CostModel, TermsOfEachKernel) {
   f.words_total = 900;
   f.gather_words_max = 120;
   f.node_words_max = 60;
-  const Counts m = term_counts("match", f), b = term_counts("bfs", f), s = term_counts("spmm", f);
+  const Counts m = term_counts("match", "ld/nsr", f), b = term_counts("bfs", "top-down/nsr", f);
   EXPECT_EQ(m, (Counts{500, 40, 7, 4, 0, 0}));  // one round, 1 + log2 8 steps
   EXPECT_EQ(b, (Counts{500, 40, 42, 24, 6000, 0}));
-  // No scan; words, not edges: to the busiest rank, in all, into the busiest node.
-  EXPECT_EQ(s, (Counts{0, 120, 7, 4, 900, 60}));
+  // No scan; words, not edges. The neighbour gathers: to the busiest rank and
+  // into the busiest node; the allgather: all of them.
+  EXPECT_EQ(term_counts("spmm", "neighbor", f), (Counts{0, 120, 7, 4, 0, 60}));
+  EXPECT_EQ(term_counts("spmm", "combined", f), (Counts{0, 120, 7, 4, 0, 60}));
+  EXPECT_EQ(term_counts("spmm", "allgather", f), (Counts{0, 0, 0, 4, 900, 0}));
 }
 
 // A matching sample at `parts` ranks whose time is `scan_cost` per edge of
