@@ -177,13 +177,12 @@ void check_spmm_samples(const Calibration& c) {
 }
 
 int calibrated_ranks_per_node(const Calibration& c, const std::string& kernel) {
-  int parts = 0, per_node = 0;
+  int largest = 0, per_node = 0;
   for (const Sample& s : c.samples)
-    if (s.kernel == kernel && s.features.parts >= parts) {
-      per_node = s.features.parts > parts ? s.features.ranks_per_node
-                                          : std::max(per_node, s.features.ranks_per_node);
-      parts = s.features.parts;
-    }
+    if (s.kernel == kernel) largest = std::max(largest, s.features.parts);
+  for (const Sample& s : c.samples)
+    if (s.kernel == kernel && s.features.parts == largest)
+      per_node = std::max(per_node, s.features.ranks_per_node);
   return per_node;
 }
 

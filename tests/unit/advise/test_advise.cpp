@@ -257,6 +257,27 @@ TEST(Calibration, SpmmSamplesWithoutGatherFiguresAreRefused) {
   EXPECT_NO_THROW(fit_configurations(c, "match", 64));
 }
 
+// advise --ranks P for SpMM takes the nodes of the calibration's largest
+// SpMM runs: the most ranks a node held among those, other kernels aside.
+TEST(Calibration, RanksPerNodeOfTheLargestSpmmRuns) {
+  Calibration c;
+  EXPECT_EQ(calibrated_ranks_per_node(c, "spmm"), 0);  // none recorded
+  c.samples = spmm_samples(1);                         // 64 ranks, nodes of 16
+  std::vector<Sample> small = spmm_samples(2);
+  for (Sample& s : small) {
+    s.features.parts = 16;
+    s.features.ranks_per_node = 32;
+  }
+  c.samples.insert(c.samples.end(), small.begin(), small.end());
+  Sample big_match = match_sample(256, 1, 1e-8);
+  big_match.features.ranks_per_node = 8;
+  c.samples.push_back(big_match);
+  EXPECT_EQ(calibrated_ranks_per_node(c, "spmm"), 16);
+  EXPECT_EQ(calibrated_ranks_per_node(c, "match"), 8);
+  c.samples.front().features.ranks_per_node = 0;  // one run at 64 whose nodes were unknown
+  EXPECT_EQ(calibrated_ranks_per_node(c, "spmm"), 16);
+}
+
 Choice choice(const std::string& name, double seconds, double fit_error) {
   Choice c;
   c.configuration = name;
