@@ -25,9 +25,9 @@ Summary summarize(const std::vector<double>& values) {
 
 namespace {
 
-// (part, item) pairs: a ghost vertex of a part, or a neighbour part of it.
+// (part, neighbour part) pairs of the process graph.
 struct PartPair {
-  std::uint64_t part, item;
+  std::uint64_t part, neighbour;
   auto operator<=>(const PartPair&) const = default;
 };
 
@@ -58,14 +58,41 @@ std::vector<std::uint64_t> sum_per_part(
   return allreduce_each(comm, mine, MPI_SUM);
 }
 
-// (part, neighbour part) pairs of the cut edges of this rank's owned vertices.
-std::vector<PartPair> neighbour_part_pairs(const DistGraph& g, const Distribution& parts) {
-  std::vector<PartPair> out;
+// What this rank's owned vertices add to the parts' figures, in one pass over
+// their edges, with no list per cut edge (which at many parts is most of the
+// graph, to sort). `sums` holds per part its edges, its cut edges and its
+// ghosts (np each). The graph is undirected, so an owned vertex v is a ghost
+// of part q exactly when a neighbour of v lies in q: each v counts once for
+// each other part among its neighbours. `neighbour_parts` holds each pair
+// (part, neighbour part) once per run of owned vertices in one part (a part
+// and a rank's owned vertices are both ranges of ids), so about once per
+// process-graph edge.
+struct CutFigures {
+  std::vector<std::uint64_t> sums;
+  std::vector<PartPair> neighbour_parts;
+};
+CutFigures cut_figures(const DistGraph& g, const Distribution& parts) {
+  const size_t np = static_cast<size_t>(parts.ranks());
+  constexpr std::uint64_t kNone = ~std::uint64_t{0};
+  CutFigures out{std::vector<std::uint64_t>(3 * np, 0), {}};
+  // Per part q: the last owned vertex counted as its ghost, and the last
+  // part that listed q as a neighbour.
+  std::vector<std::uint64_t> ghost_counted(np, kNone), listed_by(np, kNone);
   for (lid_t l = 0; l < g.owned_count(); ++l) {
     const auto p = static_cast<std::uint64_t>(parts.owner_of(g.global_id(l)));
+    out.sums[p] += g.degree(l);
     for (lid_t t : g.neighbors(l)) {
       const auto q = static_cast<std::uint64_t>(parts.owner_of(g.global_id(t)));
-      if (q != p) out.push_back({p, q});
+      if (q == p) continue;
+      ++out.sums[np + p];
+      if (ghost_counted[q] != l) {
+        ghost_counted[q] = l;
+        ++out.sums[2 * np + q];
+      }
+      if (listed_by[q] != p) {
+        listed_by[q] = p;
+        out.neighbour_parts.push_back({p, q});
+      }
     }
   }
   return out;
@@ -76,32 +103,18 @@ std::vector<PartPair> neighbour_part_pairs(const DistGraph& g, const Distributio
 std::vector<RankFigures> part_figures(const Comm& comm, const DistGraph& g,
                                       const Distribution& parts) {
   const size_t np = static_cast<size_t>(parts.ranks());
-  // Additive figures: every rank adds its owned vertices' edges.
-  std::vector<std::uint64_t> sums(2 * np, 0);
-  std::vector<PartPair> ghosts;
-  for (lid_t l = 0; l < g.owned_count(); ++l) {
-    const auto p = static_cast<std::uint64_t>(parts.owner_of(g.global_id(l)));
-    sums[p] += g.degree(l);
-    for (lid_t t : g.neighbors(l)) {
-      const vid_t v = g.global_id(t);
-      if (static_cast<std::uint64_t>(parts.owner_of(v)) == p) continue;
-      ++sums[np + p];
-      ghosts.push_back({p, v});
-    }
-  }
-  const std::vector<std::uint64_t> total = allreduce_each(comm, sums, MPI_SUM);
-  const auto one = [](const PartPair&) -> std::uint64_t { return 1; };
-  const std::vector<std::uint64_t> ghost_counts =
-      sum_per_part(comm, np, distinct_pairs(comm, g, parts, std::move(ghosts)), one);
+  CutFigures mine = cut_figures(g, parts);
+  const std::vector<std::uint64_t> total = allreduce_each(comm, mine.sums, MPI_SUM);
   const std::vector<std::uint64_t> degrees =
-      sum_per_part(comm, np, distinct_pairs(comm, g, parts, neighbour_part_pairs(g, parts)), one);
+      sum_per_part(comm, np, distinct_pairs(comm, g, parts, std::move(mine.neighbour_parts)),
+                   [](const PartPair&) -> std::uint64_t { return 1; });
   std::vector<RankFigures> out(np);
   for (size_t p = 0; p < np; ++p) {
     RankFigures& f = out[p];
     f.owned = parts.count(static_cast<int>(p));
     f.edges = total[p];
     f.cut_edges = total[np + p];
-    f.ghosts = ghost_counts[p];
+    f.ghosts = total[2 * np + p];
     f.edges_with_ghosts = (f.edges - f.cut_edges) / 2 + f.cut_edges;
     f.process_degree = static_cast<int>(degrees[p]);
   }
@@ -117,9 +130,9 @@ std::vector<std::uint64_t> sum_over_neighbours(
     return allgather(comm, mine);
   }
   return sum_per_part(comm, static_cast<size_t>(parts->ranks()),
-                      distinct_pairs(comm, g, *parts, neighbour_part_pairs(g, *parts)),
+                      distinct_pairs(comm, g, *parts, cut_figures(g, *parts).neighbour_parts),
                       [&](const PartPair& x) {
-                        return weight(static_cast<int>(x.part), static_cast<int>(x.item));
+                        return weight(static_cast<int>(x.part), static_cast<int>(x.neighbour));
                       });
 }
 
