@@ -4,6 +4,7 @@
 // It reads the input once and runs no kernel but one BFS search for the depth.
 #include <cstdio>
 #include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -14,6 +15,7 @@
 #include "cli/commands.hpp"
 #include "cli/harness.hpp"
 #include "cli/nbr_topology.hpp"
+#include "comm/phase_barrier.hpp"
 #include "core/error.hpp"
 #include "core/output.hpp"
 #include "core/table.hpp"
@@ -170,6 +172,15 @@ void run_advise(const Comm& comm, const Invocation& inv, const AdviseOptions& o)
     co.repeats = o.repeats;
     co.seed = o.graph.seed;
     std::size_t added = 0, stale = 0;
+    // More ranks than cores: the times measure the scheduler as much as the
+    // kernels (an SpMM gather at 4 ranks on 2 cores took 4x its size), and
+    // the costs fitted at this rank count follow it.
+    const bool crowded = node_oversubscribed(comm);
+    const std::string crowded_note = fmt::format(
+        "note: more ranks on a node than its {} cores: the times measure the "
+        "scheduler as much as the kernels",
+        std::thread::hardware_concurrency());
+    if (crowded) Progress::say(comm, "{}", crowded_note);
     // Stored input by input: a calibration cut short (hours on simulated
     // ranks) keeps what it measured.
     for (const std::string& input : o.calibration_inputs.empty()
@@ -189,6 +200,7 @@ void run_advise(const Comm& comm, const Invocation& inv, const AdviseOptions& o)
             "calibration: %zu SpMM samples made before advise counted its gathers' words "
             "dropped; calibrate SpMM again at the other rank counts\n",
             stale);
+      if (crowded) std::printf("calibration: %s\n", crowded_note.c_str());
       std::printf("\n");
     }
   }
