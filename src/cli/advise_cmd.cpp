@@ -173,8 +173,8 @@ void run_advise(const Comm& comm, const Invocation& inv, const AdviseOptions& o)
     co.seed = o.graph.seed;
     std::size_t added = 0, stale = 0;
     // More ranks than cores: the times measure the scheduler as much as the
-    // kernels (an SpMM gather at 4 ranks on 2 cores took 4x its size), and
-    // the costs fitted at this rank count follow it.
+    // kernels (bench/README.md, SpMM at 4 ranks), and the costs fitted at
+    // this rank count follow it.
     const bool crowded = node_oversubscribed(comm);
     const std::string crowded_note = fmt::format(
         "note: more ranks on a node than its {} cores: the times measure the "
