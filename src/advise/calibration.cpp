@@ -102,10 +102,13 @@ Calibration load_calibration(const Comm& comm, const std::string& path) {
 std::size_t add_samples(const Comm& comm, const std::string& path, const std::string& name,
                         const std::vector<Sample>& samples,
                         const std::vector<NetworkSample>& network) {
-  bool exists = false;
-  const std::string text = read_on_root(comm, path, exists);
+  Read read = Read::ok;
+  const std::string text = read_on_root(comm, path, read);
+  if (read == Read::unreadable)
+    fail_everywhere(fmt::format("{}: cannot read the calibration to add to it: {}", path, text));
   Calibration c{name, {}, {}};
-  if (exists) collectively(comm.get(), [&] { c = from_json(path, parse_calibration(path, text)); });
+  if (read == Read::ok)
+    collectively(comm.get(), [&] { c = from_json(path, parse_calibration(path, text)); });
   std::erase_if(c.samples, [&](const Sample& old) {
     return std::any_of(samples.begin(), samples.end(),
                        [&](const Sample& s) { return same_run(old, s); });

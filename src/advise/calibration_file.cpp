@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -35,21 +37,26 @@ std::string default_calibration_path(const std::string& platform) {
       .string();
 }
 
-std::string read_on_root(const Comm& comm, const std::string& path, bool& exists) {
+std::string read_on_root(const Comm& comm, const std::string& path, Read& read) {
   std::string text;
-  int found = 0;
+  int state = static_cast<int>(Read::ok);
   if (comm.rank() == 0) {
     std::ifstream in(path);
     if (in) {
       std::ostringstream s;
       s << in.rdbuf();
       text = s.str();
-      found = 1;
+    } else {
+      const int error = errno;
+      std::error_code ignored;
+      state = static_cast<int>(std::filesystem::exists(path, ignored) ? Read::unreadable
+                                                                      : Read::missing);
+      text = std::strerror(error);
     }
   }
-  found = broadcast_value(found, 0, comm.get());
+  state = broadcast_value(state, 0, comm.get());
   broadcast(text, 0, comm.get());
-  exists = found != 0;
+  read = static_cast<Read>(state);
   return text;
 }
 
@@ -66,13 +73,17 @@ nlohmann::json parse_calibration(const std::string& path, const std::string& tex
 }
 
 nlohmann::json read_calibration(const Comm& comm, const std::string& path) {
-  bool exists = false;
-  const std::string text = read_on_root(comm, path, exists);
-  if (!exists)
+  Read read = Read::ok;
+  const std::string text = read_on_root(comm, path, read);
+  // Missing: the usual case before the first calibration (the default path)
+  // or a mistyped --calibration; either way, say how to make one.
+  if (read == Read::missing)
     fail_everywhere(fmt::format(
-        "{}: no calibration for this machine: run `graphcomm advise --calibrate` at the rank "
-        "counts to advise for (or give --calibration FILE)",
+        "{}: no such calibration file: make it with `graphcomm advise --calibrate` at the rank "
+        "counts to advise for, or name another with --calibration FILE",
         path));
+  if (read == Read::unreadable)
+    fail_everywhere(fmt::format("{}: cannot read the calibration: {}", path, text));
   nlohmann::json doc;
   collectively(comm.get(), [&] { doc = parse_calibration(path, text); });
   return doc;

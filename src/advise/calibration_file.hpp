@@ -19,9 +19,11 @@ inline constexpr int kCalibrationSchema = 1;
 std::string default_calibration_path(const std::string& platform);
 std::string default_calibration_name(const std::string& platform);
 
-// Collective: the file's text on every rank, read by rank 0; `exists` false
-// (and "") on every rank when it cannot be read.
-std::string read_on_root(const Comm& comm, const std::string& path, bool& exists);
+// Collective: the file's text on every rank, read by rank 0; when it cannot
+// be read, `read` says whether the file is missing or unreadable on every
+// rank, and the text is the system's reason.
+enum class Read { ok, missing, unreadable };
+std::string read_on_root(const Comm& comm, const std::string& path, Read& read);
 
 // Collective: the calibration file's JSON on every rank, its schema checked;
 // an error on every rank, saying how to make one, when it is missing or bad.

@@ -362,11 +362,11 @@ def spec_and_option_cases(b):
     missing = b.path("no-such-calibration.json")
     b.cases.append(Case("advise/missing-calibration",
                         ["advise", "--graph", "rgg:10", "--calibration", missing],
-                        "^" + literal(f"{missing}: no calibration for this machine: run "
+                        "^" + literal(f"{missing}: no such calibration file: make it with "
                                       "`graphcomm advise --calibrate`")))
     b.cases.append(Case("match/auto-without-calibration",
                         ["match", "--graph", "rgg:10", "--model", "auto", "--calibration", missing],
-                        "^" + literal(f"{missing}: no calibration for this machine")))
+                        "^" + literal(f"{missing}: no such calibration file")))
     bad = write(b.path("bad-calibration.json"), "{not json")
     b.cases.append(Case("advise/bad-calibration",
                         ["advise", "--graph", "rgg:10", "--calibration", bad],

@@ -88,7 +88,7 @@ def check_auto(args, plain, directory):
         if not ok:
             sys.exit(f"FAIL: auto ({name} cost): rank 0 said {rule}")
     for settings, error in (({"GRAPHCOMM_CALIBRATION": directory / "none.json"},
-                             "no calibration for this machine"),
+                             "no such calibration file"),
                             ({"GRAPHCOMM_NBR_COMBINE": "sometimes"},
                              "GRAPHCOMM_NBR_COMBINE=sometimes: always or auto")):
         proc = run(args.launcher, args.ranks, args.program, {**base, **settings}, fails=True)
