@@ -35,18 +35,18 @@ std::vector<int> nodes_of_parts(const Comm& comm, int parts, int ranks_per_node)
 // SpMM's gathers (kernels/spmm/spmm.cpp): an allgather moves every part's
 // block to each part; the neighbour gathers, each neighbour part's block
 // once to each part, node ingress counting those from parts on other nodes.
-void count_gather_words(const Comm& comm, const DistGraph& g, const Distribution* cut,
-                        const std::vector<RankFigures>& figures, int ranks_per_node, Features& f) {
+void count_gather_words(const Comm& comm, const DistGraph& g, const GraphStats& s,
+                        int ranks_per_node, Features& f) {
   std::vector<std::uint64_t> words;
-  for (const RankFigures& r : figures) words.push_back(spmm::block_words(r.owned, r.edges));
+  for (const RankFigures& r : s.ranks) words.push_back(spmm::block_words(r.owned, r.edges));
   for (std::uint64_t w : words) f.words_total += static_cast<double>(w);
   const std::vector<std::uint64_t> gathered =
-      sum_over_neighbours(comm, g, cut, [&](int, int q) { return words[static_cast<size_t>(q)]; });
+      sum_over_neighbours(comm, g, s, [&](int, int q) { return words[static_cast<size_t>(q)]; });
   for (std::uint64_t w : gathered) f.gather_words_max = std::max(f.gather_words_max, double(w));
   const std::vector<int> node = nodes_of_parts(comm, f.parts, ranks_per_node);
   if (node.empty()) return;
   const std::vector<std::uint64_t> from_other_nodes =
-      sum_over_neighbours(comm, g, cut, [&](int p, int q) -> std::uint64_t {
+      sum_over_neighbours(comm, g, s, [&](int p, int q) -> std::uint64_t {
         return node[static_cast<size_t>(p)] == node[static_cast<size_t>(q)]
                    ? 0
                    : words[static_cast<size_t>(q)];
@@ -80,7 +80,7 @@ Features compute_features(const Comm& comm, const DistGraph& g, int parts, Balan
   f.degree_max = s.process_degree.max;
   f.degree_avg = s.process_degree.avg;
   f.degree_sigma = s.process_degree.stddev;
-  count_gather_words(comm, g, cut ? &*cut : nullptr, s.ranks, ranks_per_node, f);
+  count_gather_words(comm, g, s, ranks_per_node, f);
   if (with_levels) f.levels = bfs_levels(comm, g, seed);
   return f;
 }

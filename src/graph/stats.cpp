@@ -25,12 +25,6 @@ Summary summarize(const std::vector<double>& values) {
 
 namespace {
 
-// (part, neighbour part) pairs of the process graph.
-struct PartPair {
-  std::uint64_t part, neighbour;
-  auto operator<=>(const PartPair&) const = default;
-};
-
 void sort_unique(std::vector<PartPair>& v) {
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
@@ -98,16 +92,17 @@ CutFigures cut_figures(const DistGraph& g, const Distribution& parts) {
   return out;
 }
 
-}  // namespace
-
+// The figures of each part of `parts` (a distribution of g's global ids),
+// complete on every rank, and the process graph's pairs, each once on one
+// rank. Collective.
 std::vector<RankFigures> part_figures(const Comm& comm, const DistGraph& g,
-                                      const Distribution& parts) {
+                                      const Distribution& parts, std::vector<PartPair>& pairs) {
   const size_t np = static_cast<size_t>(parts.ranks());
   CutFigures mine = cut_figures(g, parts);
   const std::vector<std::uint64_t> total = allreduce_each(comm, mine.sums, MPI_SUM);
+  pairs = distinct_pairs(comm, g, parts, std::move(mine.neighbour_parts));
   const std::vector<std::uint64_t> degrees =
-      sum_per_part(comm, np, distinct_pairs(comm, g, parts, std::move(mine.neighbour_parts)),
-                   [](const PartPair&) -> std::uint64_t { return 1; });
+      sum_per_part(comm, np, pairs, [](const PartPair&) -> std::uint64_t { return 1; });
   std::vector<RankFigures> out(np);
   for (size_t p = 0; p < np; ++p) {
     RankFigures& f = out[p];
@@ -121,19 +116,19 @@ std::vector<RankFigures> part_figures(const Comm& comm, const DistGraph& g,
   return out;
 }
 
+}  // namespace
+
 std::vector<std::uint64_t> sum_over_neighbours(
-    const Comm& comm, const DistGraph& g, const Distribution* parts,
+    const Comm& comm, const DistGraph& g, const GraphStats& s,
     const std::function<std::uint64_t(int part, int neighbour)>& weight) {
-  if (!parts) {  // the ranks as they hold g
+  if (!s.of_parts) {  // the ranks as they hold g
     std::uint64_t mine = 0;
     for (int q : g.ghost_relation().ranks) mine += weight(comm.rank(), q);
     return allgather(comm, mine);
   }
-  return sum_per_part(comm, static_cast<size_t>(parts->ranks()),
-                      distinct_pairs(comm, g, *parts, cut_figures(g, *parts).neighbour_parts),
-                      [&](const PartPair& x) {
-                        return weight(static_cast<int>(x.part), static_cast<int>(x.neighbour));
-                      });
+  return sum_per_part(comm, s.ranks.size(), s.part_pairs, [&](const PartPair& x) {
+    return weight(static_cast<int>(x.part), static_cast<int>(x.neighbour));
+  });
 }
 
 GraphStats compute_stats(const Comm& comm, const DistGraph& g, const Distribution* parts) {
@@ -167,7 +162,7 @@ GraphStats compute_stats(const Comm& comm, const DistGraph& g, const Distributio
   s.degree.stddev = std::sqrt(std::max(0.0, sq / n - s.degree.avg * s.degree.avg));
 
   if (parts) {
-    s.ranks = part_figures(comm, g, *parts);
+    s.ranks = part_figures(comm, g, *parts, s.part_pairs);
     s.of_parts = true;
   } else {  // per-rank figures, gathered everywhere
     RankFigures mine;

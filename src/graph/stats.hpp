@@ -32,6 +32,12 @@ struct RankFigures {
   int process_degree = 0;
 };
 
+// A pair (part, neighbour part) of the process graph of parts.
+struct PartPair {
+  std::uint64_t part, neighbour;
+  auto operator<=>(const PartPair&) const = default;
+};
+
 struct GraphStats {
   std::uint64_t vertices = 0, edges = 0, isolated = 0;
   Summary degree;                                         // over vertices
@@ -41,18 +47,18 @@ struct GraphStats {
   std::uint64_t cut_edges = 0;
   std::uint64_t process_edges = 0;  // |Ep|
   Summary process_degree;           // d_max, d_avg, sigma_d over ranks
+  // Of parts: the process graph's pairs, each once, spread over the ranks
+  // (each on the rank holding the part's first vertex); sum_over_neighbours
+  // reads them, so that its sums cost no second pass over the edges.
+  std::vector<PartPair> part_pairs;
 };
 
 GraphStats compute_stats(const Comm& comm, const DistGraph& g, const Distribution* parts = nullptr);
-// The figures of each part of `parts` (a distribution of g's global ids).
-// Collective; complete on every rank.
-std::vector<RankFigures> part_figures(const Comm& comm, const DistGraph& g,
-                                      const Distribution& parts);
-// Per part of `parts` (nullptr: per rank as the ranks hold g), the sum of
-// weight(part, neighbour) over its neighbour parts in the process graph, each
-// once. Collective; complete on every rank.
+// Per rank, or per part when s is of parts, the sum of weight(part,
+// neighbour) over its neighbours in the process graph, each once: s is
+// compute_stats of g. Collective; complete on every rank.
 std::vector<std::uint64_t> sum_over_neighbours(
-    const Comm& comm, const DistGraph& g, const Distribution* parts,
+    const Comm& comm, const DistGraph& g, const GraphStats& s,
     const std::function<std::uint64_t(int part, int neighbour)>& weight);
 nlohmann::json to_json(const GraphStats& s);
 nlohmann::json to_json(const Summary& s);
