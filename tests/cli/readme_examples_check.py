@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks scripts/readme-examples on small Markdown files of its own: a shown
-line must be found alike but for numbers, left-out lines need a `…`, a
-failing command is reported, and --update writes the new output.
+line must be found alike but for numbers, left-out lines need a `…`, stdout
+and stderr keep their own order but not each other's, a failing command is
+reported, and --update writes the new output.
 
     readme_examples_check.py SCRIPT
 """
@@ -55,6 +56,16 @@ def main():
     expect("a line cut short", code, 0)
     code, _, _ = run(script, page(printf + "time 0.25 s\nrows 3 and …\ndone\n"))
     expect("a line cut short, not alike", code, 1)
+    # stdout and stderr: each in order, interleaved either way (mpirun relays
+    # them apart); within one stream the order holds.
+    streams = "$ printf 'progress\\n' >&2; printf 'alpha 1\\nbeta 2\\n'\n"
+    code, _, _ = run(script, page(streams + "progress\nalpha 1\nbeta 2\n"))
+    expect("streams as written", code, 0)
+    code, _, _ = run(script, page(streams + "alpha 1\nbeta 2\nprogress\n"))
+    expect("streams interleaved the other way", code, 0)
+    code, err, _ = run(script, page(streams + "progress\nbeta 2\nalpha 1\n"))
+    expect("one stream out of order", code, 1)
+    expect("one stream out of order, what it printed shown", "stdout: alpha 1" in err, True)
     # A failing command.
     code, err, _ = run(script, page("$ printf 'x\\n'; exit 3\nx\n"))
     expect("exit status", code, 1)
@@ -69,7 +80,7 @@ def main():
     code, _, text = run(script, page(printf + "time 9.99 s\ndone\n") + "tail\n", "--update")
     expect("update", code, 0)
     expect("update text", text, page(printf + "time 0.25 s\n…\ndone\n") + "tail\n")
-    print("readme_examples_check: 14 cases passed")
+    print("readme_examples_check: 18 cases passed")
 
 
 if __name__ == "__main__":
