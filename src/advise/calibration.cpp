@@ -207,7 +207,8 @@ std::map<std::string, Coefficients> fit_configurations(const Calibration& c,
   std::map<std::string, Coefficients> out;
   for (const auto& [configuration, observations] : every) {
     const std::vector<Observation>& here = at_parts[configuration];
-    out[configuration] = fit(here.size() >= kEnoughAtParts ? here : observations);
+    out[configuration] =
+        fit(here.size() >= kEnoughAtParts ? here : observations, work_terms(kernel, configuration));
   }
   return out;
 }

@@ -41,4 +41,12 @@ std::array<double, kTerms> term_counts(const std::string& kernel, const std::str
   return {f.edges_max, f.cut_max, rounds * f.degree_max, synchronization, global, 0.0};
 }
 
+unsigned work_terms(const std::string& kernel, const std::string& configuration) {
+  const auto bit = [](Term t) { return 1u << static_cast<unsigned>(t); };
+  if (kernel == "spmm")
+    return configuration == "allgather" ? bit(Term::global) : bit(Term::message);
+  if (kernel == "bfs") return bit(Term::scan) | bit(Term::message) | bit(Term::global);
+  return bit(Term::scan) | bit(Term::message);
+}
+
 }  // namespace gc::advise

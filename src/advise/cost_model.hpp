@@ -58,4 +58,14 @@ const char* term_name(Term t);
 std::array<double, kTerms> term_counts(const std::string& kernel, const std::string& configuration,
                                        const Features& f);
 
+// The terms that grow with the input's size for a configuration (a bit per
+// term, 1 << Term, for fit_costs' `required`): every run scans or moves the
+// graph (matching and BFS: edges scanned, cut edges; BFS also its passes
+// over every vertex; SpMM: the words it gathers), so a fit must charge one of
+// them. Calibration inputs are small: with five samples of a few thousand
+// edges a fit charging per neighbour rank or round alone can match them
+// best, and then predicts the same time for a graph of a million edges
+// (bench/README.md, "Matching at 64 simulated ranks on nine more inputs").
+unsigned work_terms(const std::string& kernel, const std::string& configuration);
+
 }  // namespace gc::advise

@@ -50,7 +50,7 @@ double relative_residual(const std::vector<Observation>& obs, const std::array<d
 
 }  // namespace
 
-std::array<double, kTerms> fit_costs(const std::vector<Observation>& obs) {
+std::array<double, kTerms> fit_costs(const std::vector<Observation>& obs, unsigned required) {
   // Columns scaled to at most 1, so that counts of 1e8 edges and 1e1 rounds
   // weigh alike in the elimination.
   std::array<double, kTerms> scale{};
@@ -59,6 +59,7 @@ std::array<double, kTerms> fit_costs(const std::vector<Observation>& obs) {
   std::array<double, kTerms> best{};
   double best_residual = relative_residual(obs, best);
   for (unsigned subset = 1; subset < (1u << kTerms); ++subset) {
+    if (required != 0 && (subset & required) == 0) continue;
     std::vector<std::size_t> terms;
     for (std::size_t k = 0; k < kTerms; ++k)
       if (subset >> k & 1) terms.push_back(k);
@@ -101,15 +102,15 @@ LeaveOneOut leave_one_out(std::size_t n, const std::function<double(std::size_t)
   return out;
 }
 
-Coefficients fit(const std::vector<Observation>& obs) {
+Coefficients fit(const std::vector<Observation>& obs, unsigned required) {
   Coefficients c;
-  c.cost = fit_costs(obs);
+  c.cost = fit_costs(obs, required);
   c.samples = obs.size();
   const LeaveOneOut loo = leave_one_out(obs.size(), [&](std::size_t i) {
     std::vector<Observation> rest = obs;
     rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i));
     Coefficients without;
-    without.cost = fit_costs(rest);
+    without.cost = fit_costs(rest, required);
     return std::abs((obs[i].known + predict(without, obs[i].counts).seconds) / obs[i].seconds - 1);
   });
   c.median_error = loo.median_error;

@@ -30,10 +30,13 @@ struct Observation {
 
 // Non-negative least squares of the relative error, over every subset of the
 // terms (there are six): the best subset whose solution is non-negative.
-// Terms whose count is zero in every observation get cost 0.
-std::array<double, kTerms> fit_costs(const std::vector<Observation>& observations);
+// Terms whose count is zero in every observation get cost 0. `required`, a
+// bit per term (1 << k), when not 0: only subsets holding at least one of
+// those terms are tried.
+std::array<double, kTerms> fit_costs(const std::vector<Observation>& observations,
+                                     unsigned required = 0);
 // fit_costs, and its leave-one-out error (0 with fewer than two observations).
-Coefficients fit(const std::vector<Observation>& observations);
+Coefficients fit(const std::vector<Observation>& observations, unsigned required = 0);
 
 // The leave-one-out errors of `n` observations: `error_without(i)` is
 // |predicted/measured - 1| of observation i by a fit made without it. Both 0

@@ -84,6 +84,36 @@ TEST(CostModel, FitsWhatIsNotKnownYet) {
   EXPECT_LT(c.max_error, 1e-6);
 }
 
+// Small calibration inputs: five runs whose time follows the neighbour ranks
+// and falls a little as the edges grow (noise). The best fit alone charges
+// per neighbour only, and so predicts the same time for any size of graph;
+// with the work terms required it charges the edges.
+TEST(CostModel, RequiredTermsKeptInTheFit) {
+  std::vector<Observation> obs;
+  for (int i = 1; i <= 5; ++i) {
+    Observation o;
+    o.counts = {1000.0 * i, 100.0 * i, 4.0 + 3 * (i % 3), 1, 0, 0};
+    o.seconds = 1e-4 * o.counts[2] - 1e-9 * o.counts[0];
+    obs.push_back(o);
+  }
+  const unsigned work =
+      1u << static_cast<unsigned>(Term::scan) | 1u << static_cast<unsigned>(Term::message);
+  const Coefficients free = fit(obs), charged = fit(obs, work);
+  EXPECT_EQ(free.cost[0] + free.cost[1], 0);
+  EXPECT_GT(free.cost[2], 0);
+  EXPECT_GT(charged.cost[0] + charged.cost[1], 0);
+  for (double v : charged.cost) EXPECT_GE(v, 0);
+}
+
+TEST(CostModel, WorkTermsOfEachKernel) {
+  const auto bit = [](Term t) { return 1u << static_cast<unsigned>(t); };
+  EXPECT_EQ(work_terms("match", "suitor/ncl-combined"), bit(Term::scan) | bit(Term::message));
+  EXPECT_EQ(work_terms("bfs", "replicated"),
+            bit(Term::scan) | bit(Term::message) | bit(Term::global));
+  EXPECT_EQ(work_terms("spmm", "allgather"), bit(Term::global));
+  EXPECT_EQ(work_terms("spmm", "neighbor"), bit(Term::message));
+}
+
 // Ring calls as `advise --calibrate --kernel nbr` makes them, priced by a
 // platform that charges `message` per message and `hop` once per call (the
 // latency: one call's messages overlap theirs), and `byte` per byte, more
