@@ -42,11 +42,11 @@ std::array<double, kTerms> term_counts(const std::string& kernel, const std::str
 }
 
 unsigned work_terms(const std::string& kernel, const std::string& configuration) {
-  const auto bit = [](Term t) { return 1u << static_cast<unsigned>(t); };
   if (kernel == "spmm")
-    return configuration == "allgather" ? bit(Term::global) : bit(Term::message);
-  if (kernel == "bfs") return bit(Term::scan) | bit(Term::message) | bit(Term::global);
-  return bit(Term::scan) | bit(Term::message);
+    return configuration == "allgather" ? term_bit(Term::global) : term_bit(Term::message);
+  if (kernel == "bfs")
+    return term_bit(Term::scan) | term_bit(Term::message) | term_bit(Term::global);
+  return term_bit(Term::scan) | term_bit(Term::message);
 }
 
 }  // namespace gc::advise

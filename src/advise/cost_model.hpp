@@ -50,6 +50,10 @@ namespace gc::advise {
 
 enum class Term { scan, message, neighbour, round, global, node };  // kTerms of them
 const char* term_name(Term t);
+// A term's bit in a set of terms (fit_costs' `required`).
+constexpr unsigned term_bit(Term t) {
+  return 1u << static_cast<unsigned>(t);
+}
 
 // The counts of each term for a configuration of a kernel ("match", "bfs" or
 // "spmm") on an input. The configuration matters for SpMM only: the
@@ -59,7 +63,7 @@ std::array<double, kTerms> term_counts(const std::string& kernel, const std::str
                                        const Features& f);
 
 // The terms that grow with the input's size for a configuration (a bit per
-// term, 1 << Term, for fit_costs' `required`): every run scans or moves the
+// term, term_bit, for fit_costs' `required`): every run scans or moves the
 // graph (matching and BFS: edges scanned, cut edges; BFS also its passes
 // over every vertex; SpMM: the words it gathers), so a fit must charge one of
 // them. Calibration inputs are small: with five samples of a few thousand
