@@ -101,8 +101,8 @@ std::vector<Edge> rmat_edge_range(const RmatParams& params, std::uint64_t seed, 
     }
     std::array<vid_t, kBatch> u, v;
     for (std::size_t b = 0; b < kBatch; ++b) {
-      u[b] = scramble(i[b] & mask);
-      v[b] = scramble(j[b] & mask);
+      u[b] = params.scramble ? scramble(i[b] & mask) : i[b] & mask;
+      v[b] = params.scramble ? scramble(j[b] & mask) : j[b] & mask;
     }
     const auto w = weights ? edge_weights_from_seed(rng, u, v) : std::array<weight_t, kBatch>{};
     for (std::size_t b = 0; b < kBatch && k + b < last; ++b)

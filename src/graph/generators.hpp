@@ -17,11 +17,14 @@ struct RmatParams {
   int scale = 16;
   int edgefactor = 16;
   double a = 0.57, b = 0.19, c = 0.19;  // Graph500 initiator (d = 1-a-b-c)
+  // false: the Kronecker labels as drawn, hubs at low ids (as in many files
+  // in crawl order), so a block distribution gives the first ranks the hubs.
+  bool scramble = true;
 };
 // Graph500 Kronecker generator: edge k of edgefactor*2^scale picks one
 // quadrant per level; vertex labels are then scrambled by a bijection of
-// [0, 2^scale). Self-loops and duplicates are kept here (the builder drops
-// and merges them, as the kernel input of the specification does).
+// [0, 2^scale) unless params.scramble is false. Self-loops and duplicates are kept here (the
+// builder drops and merges them, as the kernel input of the specification does).
 std::vector<Edge> rmat_edges(const Comm& comm, const RmatParams& params, std::uint64_t seed);
 // Edges [first, last) of the global list; a rank's share is rmat_share's.
 // Without `weights` every weight is 0 (for a graph built without them: the

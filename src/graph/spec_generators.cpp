@@ -19,7 +19,10 @@ Generated rmat(SpecParams& p, const Comm& comm, std::uint64_t seed) {
   r.a = p.get<double>("a", r.a);
   r.b = p.get<double>("b", r.b);
   r.c = p.get<double>("c", r.c);
+  const int scramble = p.get<int>("scramble", 1);
+  r.scramble = scramble != 0;
   p.done();
+  p.require(scramble == 0 || scramble == 1, "scramble must be 0 or 1");
   p.require(r.scale >= 1 && r.scale <= 42, "SCALE must be between 1 and 42");
   p.require(r.edgefactor >= 1, "edgefactor must be at least 1");
   p.require(r.a > 0 && r.b >= 0 && r.c >= 0 && r.a + r.b + r.c < 1 && r.a + r.b < 1,
@@ -46,7 +49,8 @@ Generated rmat(SpecParams& p, const Comm& comm, std::uint64_t seed) {
            {"edgefactor", r.edgefactor},
            {"a", r.a},
            {"b", r.b},
-           {"c", r.c}},
+           {"c", r.c},
+           {"scramble", r.scramble}},
           [&comm, r, seed] { return rmat_edges(comm, r, seed); },
           pieces,
           piece};
@@ -131,7 +135,7 @@ Generated grid(SpecParams& p, const Comm& comm, std::uint64_t seed) {
 
 const std::vector<GeneratorKind>& generator_table() {
   static const std::vector<GeneratorKind> table = {
-      {"rmat", "kronecker", "rmat:SCALE[,ef=16,a=0.57,b=0.19,c=0.19]",
+      {"rmat", "kronecker", "rmat:SCALE[,ef=16,a=0.57,b=0.19,c=0.19,scramble=1]",
        "Graph500 Kronecker, 2^SCALE vertices", rmat},
       {"rgg", nullptr, "rgg:N[,r=RADIUS]", "random geometric graph in the unit square", rgg},
       {"er", nullptr, "er:N[,d=AVG_DEGREE|p=PROB]", "Erdos-Renyi G(n,p) (default d=16)", er},

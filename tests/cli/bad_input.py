@@ -319,6 +319,8 @@ def spec_and_option_cases(b):
           "^" + literal("graph 'rmat:abc': SCALE 'abc' is not a valid number") + "$")
     b.bad("rmat-unknown-parameter", "rmat:20,zz=1",
           "^" + literal("graph 'rmat:20,zz=1': unknown parameter 'zz'") + "$", also_stats=True)
+    b.bad("rmat-scramble-not-0-or-1", "rmat:10,scramble=2",
+          "^" + literal("graph 'rmat:10,scramble=2': scramble must be 0 or 1") + "$")
     b.bad("rmat-parameter-not-key-value", "rmat:10,ef",
           "^" + literal("graph 'rmat:10,ef': parameter 'ef' is not key=value") + "$")
     b.bad("rgg-zero", "rgg:0", "^" + literal("graph 'rgg:0': N must be at least 1") + "$")

@@ -213,40 +213,45 @@ TEST(CounterRng, LockstepBlocksAreRandom123Philox) {
 // generator (which makes several edges at once) must give exactly these, on
 // every rank's share, for scales whose levels do not fill the last block and
 // shares that do not fill the last batch.
+// Without scramble the labels are the drawn bits themselves.
 TEST(Generators, RmatEdgesAreTheDefinitionsPerEdge) {
   const Comm world = Comm::world();
-  for (int scale : {1, 5, 10, 13}) {
-    RmatParams p;
-    p.scale = scale;
-    p.edgefactor = 3;
-    const std::uint64_t seed = 41;
-    const std::vector<Edge> made = rmat_edges(world, p, seed);
-    const std::uint64_t m = std::uint64_t{3} << scale;
-    const std::uint64_t first =
-        m * static_cast<std::uint64_t>(world.rank()) / static_cast<std::uint64_t>(world.size());
-    ASSERT_EQ(made.size(), m * static_cast<std::uint64_t>(world.rank() + 1) /
-                                   static_cast<std::uint64_t>(world.size()) -
-                               first);
-    auto threshold = [](double x) { return static_cast<std::uint64_t>(x * 4294967296.0); };
-    const std::uint64_t t_ab = threshold(0.57 + 0.19), t_a = threshold(0.57 / (0.57 + 0.19)),
-                        t_c = threshold(0.19 / (1 - 0.57 - 0.19));
-    const CounterRng rng(seed);
-    for (std::size_t x = 0; x < made.size(); ++x) {
-      const std::uint64_t k = first + x;
-      vid_t i = 0, j = 0;
-      for (int bit = 0; bit < scale; ++bit) {
-        const std::uint64_t word = rng.words(Stream::rmat_edge, k, bit / 4 * 4)[bit % 4];
-        const bool row = (word >> 32) > t_ab;
-        const bool col = (word & 0xffffffffULL) > (row ? t_c : t_a);
-        i |= vid_t{row} << bit;
-        j |= vid_t{col} << bit;
+  for (bool scramble : {true, false})
+    for (int scale : {1, 5, 10, 13}) {
+      RmatParams p;
+      p.scale = scale;
+      p.edgefactor = 3;
+      p.scramble = scramble;
+      const std::uint64_t seed = 41;
+      const std::vector<Edge> made = rmat_edges(world, p, seed);
+      const std::uint64_t m = std::uint64_t{3} << scale;
+      const std::uint64_t first =
+          m * static_cast<std::uint64_t>(world.rank()) / static_cast<std::uint64_t>(world.size());
+      ASSERT_EQ(made.size(), m * static_cast<std::uint64_t>(world.rank() + 1) /
+                                     static_cast<std::uint64_t>(world.size()) -
+                                 first);
+      auto threshold = [](double x) { return static_cast<std::uint64_t>(x * 4294967296.0); };
+      const std::uint64_t t_ab = threshold(0.57 + 0.19), t_a = threshold(0.57 / (0.57 + 0.19)),
+                          t_c = threshold(0.19 / (1 - 0.57 - 0.19));
+      const CounterRng rng(seed);
+      for (std::size_t x = 0; x < made.size(); ++x) {
+        const std::uint64_t k = first + x;
+        vid_t i = 0, j = 0;
+        for (int bit = 0; bit < scale; ++bit) {
+          const std::uint64_t word = rng.words(Stream::rmat_edge, k, bit / 4 * 4)[bit % 4];
+          const bool row = (word >> 32) > t_ab;
+          const bool col = (word & 0xffffffffULL) > (row ? t_c : t_a);
+          i |= vid_t{row} << bit;
+          j |= vid_t{col} << bit;
+        }
+        const vid_t u = scramble ? rmat_permute(i, scale, seed) : i;
+        const vid_t v = scramble ? rmat_permute(j, scale, seed) : j;
+        ASSERT_EQ(made[x].u, u) << "scale " << scale << " edge " << k;
+        ASSERT_EQ(made[x].v, v) << "scale " << scale << " edge " << k;
+        ASSERT_EQ(made[x].w, edge_weight_from_seed(seed, u, v))
+            << "scale " << scale << " edge " << k;
       }
-      const vid_t u = rmat_permute(i, scale, seed), v = rmat_permute(j, scale, seed);
-      ASSERT_EQ(made[x].u, u) << "scale " << scale << " edge " << k;
-      ASSERT_EQ(made[x].v, v) << "scale " << scale << " edge " << k;
-      ASSERT_EQ(made[x].w, edge_weight_from_seed(seed, u, v)) << "scale " << scale << " edge " << k;
     }
-  }
 }
 
 TEST(Generators, RmatScrambleIsABijection) {
