@@ -135,8 +135,8 @@ Generated grid(SpecParams& p, const Comm& comm, std::uint64_t seed) {
 
 const std::vector<GeneratorKind>& generator_table() {
   static const std::vector<GeneratorKind> table = {
-      {"rmat", "kronecker", "rmat:SCALE[,ef=16,a=0.57,b=0.19,c=0.19,scramble=1]",
-       "Graph500 Kronecker, 2^SCALE vertices", rmat},
+      {"rmat", "kronecker", "rmat:SCALE[,ef=16,a=0.57,b=0.19,c=0.19]",
+       "Graph500 Kronecker, 2^SCALE vertices (scramble=0: hubs at low ids)", rmat},
       {"rgg", nullptr, "rgg:N[,r=RADIUS]", "random geometric graph in the unit square", rgg},
       {"er", nullptr, "er:N[,d=AVG_DEGREE|p=PROB]", "Erdos-Renyi G(n,p) (default d=16)", er},
       {"sbm", nullptr, "sbm:N[,blocks=8,pin=P,pout=Q]", "stochastic block model", sbm},
