@@ -81,7 +81,11 @@ constexpr std::uint64_t kSpmmMaxEdges = std::uint64_t{1} << 18;
 
 void measure_spmm(const Comm& comm, const DistGraph& g, const Features& f, const std::string& input,
                   int repeats, std::vector<Sample>& out) {
-  if (g.global_edge_count() > kSpmmMaxEdges) return;
+  if (g.global_edge_count() > kSpmmMaxEdges) {
+    Progress::say(comm, "calibrating: spmm not on {}: {} edges, more than {} (C = A x A)", input,
+                  g.global_edge_count(), kSpmmMaxEdges);
+    return;
+  }
   for (const spmm::MethodInfo& m : spmm::method_table()) {
     const spmm::Result r = spmm::run(comm, g, m.method, repeats, nbr::PlanOptions{});
     // The gather alone: the multiply is the same work whatever the method.
