@@ -30,7 +30,8 @@ Prints the cases and the summary; writes everything as JSON (--out).
     bench/advise.py [--calibration FILE] [--ranks 2 4] [--inputs ...] [--spmm-inputs ...]
                     [--kernels match bfs spmm] [--repeat 3] [--roots 8]
                     [--out bench/results/advise.json]
-                    [--platform NAME [--binary SMPI_BUILD]] [--given-distribution-only]
+                    [--platform NAME [--binary SMPI_BUILD] [--skip CONFIGURATION ...]]
+                    [--given-distribution-only]
 
 --platform judges on simulated ranks instead (SimGrid SMPI, scripts/simulate
 on that platform, the SMPI build): every time is then simulated, advise's and
@@ -45,6 +46,9 @@ simulated ranks: 0.63-1.28 ms over 8 runs of one command, bench/README.md).
 the same (the kernels run on the given distribution), without the reverse
 Cuthill-McKee order and the other layouts advise compares by default, which
 at 1024 simulated ranks cost more wall time than the matchings judged.
+--skip leaves configurations unsimulated where one run would take hours
+(BFS over ncl-combined at 1024 ranks: its plan); each case names those it
+was not judged against.
 
 The calibration (graphcomm advise --calibrate at each rank count) must exist:
 its inputs (rmat:10-15, er:16384 and 65536, rgg:16384 and 65536, grid:32 and
@@ -83,14 +87,17 @@ KERNELS = ["match", "bfs", "spmm"]
 SLOW_TO_SIMULATE = ("rma-fence", "rma-hash")
 
 
-def one_per_run(advice, inp, ranks, roots):
+def one_per_run(advice, inp, ranks, roots, skip=()):
     """{"match": configs, "bfs": configs}: a run per model of what advise
     ranked (matching: every algorithm in it), a run per algorithm/model for
-    BFS; the models slowest to simulate last."""
+    BFS, but those named in `skip` (BFS: algorithm/model; matching: the
+    model); the models slowest to simulate last."""
     ranked = {a["kernel"]: [c["configuration"] for c in a["ranked"]] for a in advice["advice"]}
-    match = sorted({name.split("/")[1] for name in ranked.get("match", [])})
+    match = sorted({name.split("/")[1] for name in ranked.get("match", [])} - set(skip))
     bfs = []
     for name in ranked.get("bfs", []):
+        if name in skip:
+            continue
         algorithm, _, model = name.partition("/")
         bfs.append(config("bfs", inp, model or None, ranks,
                           {"roots": roots, "algorithm": algorithm}))
@@ -174,8 +181,14 @@ def main():
     p.add_argument("--given-distribution-only", action="store_true",
                    help="advise for the given distribution only (its ranking is the one "
                         "judged either way)")
+    p.add_argument("--skip", nargs="+", default=[], metavar="CONFIGURATION",
+                   help="with --platform: configurations not simulated (BFS: ALGORITHM/MODEL; "
+                        "matching: MODEL), where one run would take hours; the case is judged "
+                        "on the others and names them")
     lab.add_store_option(p)
     args = p.parse_args()
+    if args.skip and not args.platform:
+        p.error("--skip is for simulated ranks (--platform): here every configuration runs at once")
     launcher = None
     if args.platform:
         args.binary = args.binary or os.path.join(ROOT, "build-smpi", "src", "graphcomm")
@@ -213,7 +226,8 @@ def main():
                 advice = session.document(rep, advice_config)
                 by_kernel = ({"match": [config("match", inp, "all", ranks, {"algorithm": "all"})],
                               "bfs": [config("bfs", inp, "all", ranks, {"roots": args.roots})]}
-                             if not args.platform else one_per_run(advice, inp, ranks, args.roots))
+                             if not args.platform
+                             else one_per_run(advice, inp, ranks, args.roots, args.skip))
                 by_kernel["spmm"] = [config("spmm", inp, "all", ranks, {"iters": 5})]
                 configs = [by_kernel[k] for k in kernels]
                 flat = session.documents(rep, [c for kernel in configs for c in kernel])
@@ -225,15 +239,22 @@ def main():
                 docs.append(merged)
             advice = {a["kernel"]: a for a in docs[0][0]["advice"]}
             for k, kernel in enumerate(kernels, start=1):
+                if advice[kernel]["choice"] in args.skip:
+                    sys.exit(f"bench: {inp} at {ranks} ranks: advise chose "
+                             f"{advice[kernel]['choice']}, which --skip leaves unmeasured")
                 case = lab.judge_choice(advice[kernel],
                                         measured_times([d[k] for d in docs], kernel))
+                unmeasured = sorted({c["configuration"] for c in advice[kernel]["ranked"]} -
+                                    set(case["configurations"]))
                 case.update(input=os.path.basename(inp), ranks=ranks, kernel=kernel,
+                            unmeasured=unmeasured,
                             measured_once_over_best=measure_once([d[k] for d in docs], kernel),
                             measured_half_over_best=measure_half([d[k] for d in docs], kernel))
                 cases.append(case)
                 print(f"{case['input']:<32} {ranks:>2} {kernel:<6} chose {case['chosen']:<30} "
                       f"{case['chosen_over_best']:5.2f}x best ({case['best']}), worst "
-                      f"{case['worst_over_best']:5.2f}x, model error {case['median_error']:.0%}",
+                      f"{case['worst_over_best']:5.2f}x, model error {case['median_error']:.0%}"
+                      + (f"; not measured: {', '.join(unmeasured)}" if unmeasured else ""),
                       flush=True)
     hits = sum(c["hit"] for c in cases)
     worse = [c for c in cases if c["worse_than_worst"]]
