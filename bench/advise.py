@@ -239,11 +239,11 @@ def main():
                 docs.append(merged)
             advice = {a["kernel"]: a for a in docs[0][0]["advice"]}
             for k, kernel in enumerate(kernels, start=1):
-                if advice[kernel]["choice"] in args.skip:
+                measured = measured_times([d[k] for d in docs], kernel)
+                if advice[kernel]["choice"] not in measured:  # matching's skip names a model
                     sys.exit(f"bench: {inp} at {ranks} ranks: advise chose "
                              f"{advice[kernel]['choice']}, which --skip leaves unmeasured")
-                case = lab.judge_choice(advice[kernel],
-                                        measured_times([d[k] for d in docs], kernel))
+                case = lab.judge_choice(advice[kernel], measured)
                 unmeasured = sorted({c["configuration"] for c in advice[kernel]["ranked"]} -
                                     set(case["configurations"]))
                 case.update(input=os.path.basename(inp), ranks=ranks, kernel=kernel,
