@@ -50,7 +50,7 @@ struct Result {
   Rows c;                       // this rank's rows of C (from the last iteration)
   double gather_seconds = 0;    // per iteration, max over ranks
   double multiply_seconds = 0;  // per iteration, max over ranks
-  double setup_seconds = 0;     // topology and plan, max over ranks
+  double setup_seconds = 0;     // topology, plan and a warm-up gather, max over ranks
   std::uint64_t messages = 0;   // sent per iteration, summed over ranks
 };
 
