@@ -32,7 +32,7 @@ struct BfsOptions : Graph500Options {
   std::string levels, json, calibration;
   bool profile = false;
   bool no_work_sharing = false;
-  std::uint64_t round_messages = Neighborhood::kDefaultRoundMessages;
+  ExchangeOptions exchange;
 };
 
 struct ConfigRun : Graph500Run {
@@ -159,7 +159,7 @@ ConfigRun run_configuration(const Comm& comm, const bfs::BfsGraph& bg,
   const DistGraph& g = bg.g;
   bfs::Bfs engine(comm, bg, config.algorithm, config.model,
                   o.no_work_sharing ? bfs::Bfs::WorkSharing::off : bfs::Bfs::WorkSharing::on,
-                  o.round_messages);
+                  o.exchange);
   run.setup_seconds = engine.setup_seconds();
   for (std::size_t k = 0; k < keys.size(); ++k) {
     searches.announce(k);
@@ -226,7 +226,7 @@ void run_bfs(const Comm& comm, const Invocation& inv, BfsOptions& o) {
                          });
   print_runs(comm, runs, o.profile, print_single, print_table, print_profile);
   write_results(comm, inv, "bfs", o.json, [&] {
-    nlohmann::json doc = graph500_document(loaded, key_names, o.round_messages, o.scale, input,
+    nlohmann::json doc = graph500_document(loaded, key_names, o.exchange, o.scale, input,
                                            generation_seconds, construction_seconds);
     for (const ConfigRun& r : runs) doc["runs"].push_back(bfs_run_json(r));
     doc["memory"] =
@@ -262,7 +262,7 @@ void add_bfs_command(CLI::App& app, Runner& run) {
                   "Write 'vertex level' per reached vertex of the first search (0-based ids)");
   cmd->add_flag("--profile", o.profile,
                 "Per level: direction, frontier size, time, messages and bytes");
-  add_round_messages_option(*cmd, o.round_messages);
+  add_exchange_options(*cmd, o.exchange);
   add_calibration_option(*cmd, o.calibration);
   cmd->add_flag("--no-work-sharing", o.no_work_sharing,
                 "hybrid: ranks of a node do not take each other's frontier work");

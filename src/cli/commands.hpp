@@ -14,6 +14,7 @@
 #endif
 #include <CLI/CLI.hpp>
 
+#include "comm/exchange.hpp"
 #include "core/mpi.hpp"
 #include "graph/spec.hpp"
 
@@ -47,8 +48,11 @@ nlohmann::json load_timings(const LoadedGraph& loaded);
 
 // Checks a --model value: an exchange model of this build or "all".
 CLI::Validator model_validator();
-// --round-messages N: the exchange's bound (Neighborhood::round_messages).
-void add_round_messages_option(CLI::App& app, std::uint64_t& round_messages);
+// --round-messages N (the exchange's bound) and --plan-build (ncl-combined's
+// plan built distributed or on rank 0): ExchangeOptions.
+void add_exchange_options(CLI::App& app, ExchangeOptions& options);
+// "distributed" or "gathered", as --plan-build takes it and the JSON records it.
+const char* plan_build_name(const ExchangeOptions& options);
 
 void add_graph_commands(CLI::App& app, Runner& run);
 void add_match_command(CLI::App& app, Runner& run);

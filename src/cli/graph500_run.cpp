@@ -71,7 +71,7 @@ std::string graph500_header(const Comm& comm, const std::string& kernel, const L
 }
 
 nlohmann::json graph500_document(const LoadedGraph& loaded, const std::vector<vid_t>& key_names,
-                                 std::uint64_t round_messages, int scale,
+                                 const ExchangeOptions& exchange, int scale,
                                  const Graph500Input& input, double generation_seconds,
                                  double construction_seconds) {
   const DistGraph& g = loaded.graph;
@@ -80,7 +80,8 @@ nlohmann::json graph500_document(const LoadedGraph& loaded, const std::vector<vi
       {"graph", {{"vertices", g.global_vertex_count()}, {"edges", g.global_edge_count()}}},
       {"timings", load_timings(loaded)},
       {"keys", key_names},
-      {"round_messages", round_messages},
+      {"round_messages", exchange.round_messages},
+      {"plan_build", plan_build_name(exchange)},
       {"valid_graph500_run", scale > 0 && key_names.size() >= 64},
       {"runs", nlohmann::json::array()}};
   doc["timings"].update({{"graph_generation", generation_seconds},

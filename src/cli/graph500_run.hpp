@@ -92,10 +92,11 @@ std::string graph500_header(const Comm& comm, const std::string& kernel, const L
                             bool all_models, int scale, std::size_t keys);
 
 // The JSON document's fields every Graph500 command writes (input, graph,
-// timings with the Graph500 ones, keys, round_messages, valid_graph500_run),
+// timings with the Graph500 ones, keys, round_messages, plan_build,
+// valid_graph500_run),
 // and "runs" empty.
 nlohmann::json graph500_document(const LoadedGraph& loaded, const std::vector<vid_t>& key_names,
-                                 std::uint64_t round_messages, int scale,
+                                 const ExchangeOptions& exchange, int scale,
                                  const Graph500Input& input, double generation_seconds,
                                  double construction_seconds);
 

@@ -25,7 +25,7 @@ struct MatchOptions {
   std::string algorithm = "ld";
   bool algorithm_given = false;  // --model auto picks the algorithm too unless given
   bool check = false, profile = false;
-  std::uint64_t round_messages = Neighborhood::kDefaultRoundMessages;
+  ExchangeOptions exchange;
   std::string json, comm_matrix, mates, calibration;
   std::string weights_precision = "double";
 };
@@ -48,7 +48,7 @@ ModelRun run_model(const Comm& comm, const DistGraph& g, const std::string& algo
   run.model = model;
   Progress::say(comm, "matching with {} over {}", algorithm, model);
   run.rss_reset = reset_peak_rss_everywhere(comm);
-  run.result = match::match(comm, g, model, algorithm, mo.round_messages);
+  run.result = match::match(comm, g, model, algorithm, mo.exchange);
   run.messages = sum_and_max(comm, run.result.counters.messages());
   run.bytes = sum_and_max(comm, run.result.counters.bytes());
   run.flow_waits = sum_over_ranks(comm, run.result.counters.flow_waits);
@@ -220,7 +220,8 @@ void run_match(const Comm& comm, const Invocation& inv, const MatchOptions& mo) 
                            {{"vertices", loaded.graph.global_vertex_count()},
                             {"edges", loaded.graph.global_edge_count()}}},
                           {"timings", load_timings(loaded)},
-                          {"round_messages", mo.round_messages},
+                          {"round_messages", mo.exchange.round_messages},
+                          {"plan_build", plan_build_name(mo.exchange)},
                           {"runs", nlohmann::json::array()}};
     for (const ModelRun& r : runs) doc["runs"].push_back(run_json(r));
     doc["memory"] = memory_report(comm, loaded.graph, 0, loaded.estimated_peak_bytes);
@@ -252,7 +253,7 @@ void add_match_command(CLI::App& app, Runner& run) {
                       "greedy matching")
           ->check(algorithm_validator())
           ->capture_default_str();
-  add_round_messages_option(*cmd, mo.round_messages);
+  add_exchange_options(*cmd, mo.exchange);
   add_calibration_option(*cmd, mo.calibration);
   cmd->add_option("--weights-precision", mo.weights_precision,
                   "double, or float: each edge's weight rounded to float, 4 bytes per edge "

@@ -22,13 +22,25 @@ CLI::Validator model_validator() {
       "MODEL");
 }
 
-void add_round_messages_option(CLI::App& app, std::uint64_t& round_messages) {
-  app.add_option("--round-messages", round_messages,
+void add_exchange_options(CLI::App& app, ExchangeOptions& options) {
+  app.add_option("--round-messages", options.round_messages,
                  "Bound on the exchange's buffers: at most N messages per neighbour and round in "
                  "flight, the rest wait for the next round (0: unbounded, buffers sized for "
                  "everything a phase may send)")
       ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{1} << 40))
       ->capture_default_str();
+  app.add_option_function<std::string>(
+         "--plan-build",
+         [&options](const std::string& build) { options.gathered_plan = build == "gathered"; },
+         "ncl-combined's collaborative plan: distributed (every rank its side, as the paper), "
+         "or gathered (rank 0 runs every rank's side and scatters the plans: the same plan, for "
+         "simulations at thousands of ranks)")
+      ->check(CLI::IsMember({"distributed", "gathered"}))
+      ->default_str("distributed");
+}
+
+const char* plan_build_name(const ExchangeOptions& options) {
+  return options.gathered_plan ? "gathered" : "distributed";
 }
 
 }  // namespace gc::cli

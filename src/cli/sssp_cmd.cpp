@@ -26,7 +26,7 @@ struct SsspOptions : Graph500Options {
   std::string algorithm, model, delta = "auto", weights_precision = "double";
   std::string distances, json;
   bool profile = false;
-  std::uint64_t round_messages = Neighborhood::kDefaultRoundMessages;
+  ExchangeOptions exchange;
 };
 
 struct Configuration {
@@ -156,7 +156,7 @@ ConfigRun run_configuration(const Comm& comm, const DistGraph& g, const Configur
   run.config = config;
   // Bellman-Ford has no buckets: no width to report.
   run.delta = config.algorithm == sssp::Algorithm::delta_stepping ? delta : 0;
-  sssp::Sssp engine(comm, g, config.algorithm, config.model, delta, o.round_messages);
+  sssp::Sssp engine(comm, g, config.algorithm, config.model, delta, o.exchange);
   run.setup_seconds = engine.setup_seconds();
   for (std::size_t k = 0; k < keys.size(); ++k) {
     searches.announce(k);
@@ -208,7 +208,7 @@ void run_sssp(const Comm& comm, const Invocation& inv, SsspOptions& o) {
       });
   print_runs(comm, runs, o.profile, print_single, print_table, print_profile);
   write_results(comm, inv, "sssp", o.json, [&] {
-    nlohmann::json doc = graph500_document(loaded, key_names, o.round_messages, o.scale, input,
+    nlohmann::json doc = graph500_document(loaded, key_names, o.exchange, o.scale, input,
                                            generation_seconds, loaded.build_seconds);
     doc["weights_precision"] = o.weights_precision;
     for (const ConfigRun& r : runs) doc["runs"].push_back(sssp_run_json(r));
@@ -257,7 +257,7 @@ void add_sssp_command(CLI::App& app, Runner& run) {
       ->capture_default_str();
   cmd->add_flag("--profile", o.profile,
                 "Per bucket: light rounds, vertices settled, relaxations, time, messages, bytes");
-  add_round_messages_option(*cmd, o.round_messages);
+  add_exchange_options(*cmd, o.exchange);
   cmd->add_option("--json", o.json, "Write the results as JSON (docs/json-schema.md)");
   cmd->callback([&run] {
     if (o.scale == 0 && o.graph.spec.empty())

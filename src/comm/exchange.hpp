@@ -38,12 +38,9 @@ struct CommCounters {
   std::uint64_t bytes() const;
 };
 
-// The neighbourhood an exchange serves: the ranks a kernel may push to, and
-// for each the most messages it will ever push to it in one phase (so buffers
-// and windows are sized once, up front).
-struct Neighborhood {
-  std::vector<int> ranks;               // sorted; the relation must be symmetric
-  std::vector<std::uint64_t> capacity;  // per neighbour, messages in one direction
+// What a user may choose about any exchange, whatever the kernel over it
+// (--round-messages, --plan-build); a model reads what applies to it.
+struct ExchangeOptions {
   // Flow control, so buffers stay bounded however large a phase is. Round-based
   // models (rma, ncl, ncl-combined): the most messages one round carries to
   // one neighbour; the rest wait for the next round, in order. One-sided
@@ -53,6 +50,20 @@ struct Neighborhood {
   // phase's capacity (no bound). nsr and nsr-agg are bounded by design.
   std::uint64_t round_messages = kDefaultRoundMessages;
   static constexpr std::uint64_t kDefaultRoundMessages = 1 << 16;  // 1 MiB per neighbour
+  // ncl-combined: its collaborative plan built on rank 0 and scattered
+  // (nbr::PlanOptions::gathered): the same plan, for simulations at
+  // thousands of ranks, where the distributed build's rounds of list
+  // exchanges cost hours of the simulator's wall time.
+  bool gathered_plan = false;
+};
+
+// The neighbourhood an exchange serves: the ranks a kernel may push to, and
+// for each the most messages it will ever push to it in one phase (so buffers
+// and windows are sized once, up front); and the user's options.
+struct Neighborhood {
+  std::vector<int> ranks;               // sorted; the relation must be symmetric
+  std::vector<std::uint64_t> capacity;  // per neighbour, messages in one direction
+  ExchangeOptions options;
 };
 
 // Phases. A run of the exchange is a sequence of phases: the kernel pushes,

@@ -8,7 +8,7 @@
 // two counters: `reserved` (slots taken by senders, ever) and `consumed`
 // (slots this rank has handled, ever). Its size comes from the kernel's
 // declared per-phase volume (for BFS and matching, bounded by the local edge
-// count), each neighbour's share at most Neighborhood::round_messages, and is
+// count), each neighbour's share at most ExchangeOptions::round_messages, and is
 // capped: it does not grow with the number of ranks, unlike a buffer per
 // sender or one sized for the worst phase. A sender reserves slot
 // s by an atomic fetch-and-add on `reserved`; the slot is free once the
@@ -108,7 +108,7 @@ class HybridExchange final : public Exchange, public WorkShare {
     neighbors_ = NeighborIndex(neighborhood_.ranks, comm.size());
     // A phase's volume, each neighbour's share bounded by the flow control's
     // round bound (0: none), as the packet models bound their rings.
-    const std::uint64_t bound = neighborhood_.round_messages;
+    const std::uint64_t bound = neighborhood_.options.round_messages;
     std::uint64_t volume = 0;
     for (std::uint64_t c : neighborhood_.capacity) volume += bound > 0 ? std::min(c, bound) : c;
     slots_ = options.ring_slots;

@@ -5,7 +5,8 @@
 //
 // ncl-combined: the same, with both collectives done by a collaborative plan
 // of nbr/ (friend groups combine the messages to their common neighbours;
-// Ghazimirsaeed, Mirsadeghi, Afsahi), built once with the topology.
+// Ghazimirsaeed, Mirsadeghi, Afsahi), built once with the topology
+// (distributed, or on rank 0 with ExchangeOptions::gathered_plan).
 #include <optional>
 
 #include "comm/round_exchange.hpp"
@@ -20,7 +21,11 @@ class NclExchange final : public RoundExchange {
   NclExchange(const Comm& comm, Neighborhood nb, bool combined)
       : RoundExchange(comm, std::move(nb)) {
     topology_ = comm.dist_graph_adjacent(neighborhood_.ranks);
-    if (combined) combined_.emplace(topology_.get(), nbr::PlanOptions{});
+    if (combined) {
+      nbr::PlanOptions plan;
+      plan.gathered = neighborhood_.options.gathered_plan;
+      combined_.emplace(topology_.get(), plan);
+    }
     const size_t k = neighborhood_.ranks.size();
     send_counts_.resize(k);
     send_displs_.resize(k);

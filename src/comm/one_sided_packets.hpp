@@ -41,7 +41,7 @@
 // asking again at each evoke(), process() and done(). No deadlock: the
 // reader stops only at the earliest unwritten packet, whose room is free
 // once everything before it is consumed, because no packet exceeds a ring.
-// The ring holds Neighborhood::round_messages messages per sender who may
+// The ring holds ExchangeOptions::round_messages messages per sender who may
 // write to this rank (and at least one full packet), or, if less, a whole
 // phase's worth: capacity c from a neighbour takes at most c * (16 + 16)
 // bytes in a phase (a packet holds at least one message), so with
@@ -205,7 +205,7 @@ class PacketExchange final : public Exchange {
     neighbor_alltoall(k ? neighborhood_.capacity.data() : &dummy, 1, MPI_UINT64_T,
                       k ? incoming.data() : &dummy, 1, MPI_UINT64_T, topology_.get());
     std::uint64_t phase_need = 0, bounded = 0;
-    const std::uint64_t round = neighborhood_.round_messages;
+    const std::uint64_t round = neighborhood_.options.round_messages;
     for (std::uint64_t c : incoming) {
       phase_need += c * packets::kBytesPerCapacity;
       bounded += (round ? std::min(c, round) : c) * packets::kBytesPerCapacity;

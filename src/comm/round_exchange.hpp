@@ -4,7 +4,7 @@
 // is a global reduction of the messages still waiting to be sent and of the
 // ranks not settled.
 //
-// Flow control: a round carries at most Neighborhood::round_messages to one
+// Flow control: a round carries at most ExchangeOptions::round_messages to one
 // neighbour (its batch), the oldest first; the rest stay queued for the next
 // rounds. Windows and receive arrays are sized by the batch, not by the
 // phase, so their memory is bounded; a phase may take more rounds. done()
@@ -66,7 +66,8 @@ class RoundExchange : public Exchange {
       if (neighborhood_.capacity[i] > 0) outgoing_[i].prepare();
     in_counts_.assign(neighborhood_.ranks.size(), 0);
     out_counts_.assign(neighborhood_.ranks.size(), 0);
-    if (neighborhood_.round_messages > 0) batch_limit_ = neighborhood_.round_messages;
+    if (neighborhood_.options.round_messages > 0)
+      batch_limit_ = neighborhood_.options.round_messages;
   }
   // Moves each neighbour's batch (out_counts_[i] messages, for_each_batch_piece)
   // to it and fills in_counts_.

@@ -11,10 +11,10 @@
 
 namespace gc {
 
-inline Neighborhood ghost_neighborhood(const DistGraph& g, std::uint64_t round_messages) {
+inline Neighborhood ghost_neighborhood(const DistGraph& g, const ExchangeOptions& options) {
   const GhostRelation& rel = g.ghost_relation();
   Neighborhood nb;
-  nb.round_messages = round_messages;
+  nb.options = options;
   nb.ranks = rel.ranks;
   for (size_t i = 0; i < rel.ranks.size(); ++i)
     nb.capacity.push_back(rel.ghost_end[i] - rel.ghost_begin[i]);

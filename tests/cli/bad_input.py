@@ -357,6 +357,9 @@ def spec_and_option_cases(b):
     b.cases.append(Case("match/negative-round-messages",
                         ["match", "--graph", "rgg:10", "--round-messages", "-1"],
                         literal("--round-messages")))
+    b.cases.append(Case("bfs/unknown-plan-build",
+                        ["bfs", "--graph", "rgg:10", "--plan-build", "sideways"],
+                        literal("--plan-build: sideways not in")))
     b.cases.append(Case("match/unknown-algorithm",
                         ["match", "--graph", "rgg:10", "--algorithm", "greedy"],
                         "^" + literal("--algorithm: unknown matching algorithm 'greedy' "

@@ -12,6 +12,7 @@ none of the project's code):
   - --json agrees with it (cardinality) and across algorithms, models and
     rank counts (weight, cardinality), --check says OK for every run; also
     with --round-messages 1 (buffers of one message per neighbour and round);
+    ncl-combined with --plan-build gathered (its plan built on rank 0);
   - --comm-matrix adds up to the messages and bytes of --json, nothing is
     sent to oneself, and the round profile accounts for every message.
 
@@ -129,6 +130,14 @@ def main():
                 assert r["flow_waits"] >= 0 and (ranks > 1 or r["flow_waits"] == 0), \
                     f"{where}, {r['model']}: flow_waits {r['flow_waits']}"
             assert {r["algorithm"] for r in doc["runs"]} == {"suitor"}, f"{where}: not suitor"
+            assert doc["plan_build"] == "distributed", f"{where}: plan_build {doc['plan_build']}"
+            agree(doc, pairs, where)
+            # ncl-combined with its plan built on rank 0: the same matching.
+            where = f"{os.path.basename(args.graph)} at {ranks} ranks, --plan-build gathered"
+            doc, matrix, pairs = match(run, args.graph, ranks, "all", "ncl-combined", workdir,
+                                       ["--plan-build", "gathered"])
+            check_counts(doc, matrix, ranks, where)
+            assert doc["plan_build"] == "gathered", f"{where}: plan_build {doc['plan_build']}"
             agree(doc, pairs, where)
         print(f"same matching for ld and suitor over {', '.join(args.models)} at ranks {args.ranks}")
     return 0

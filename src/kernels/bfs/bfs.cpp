@@ -92,7 +92,7 @@ std::vector<Configuration> all_configurations() {
 class Bfs::Impl {
  public:
   Impl(const Comm& comm, const BfsGraph& bg, Algorithm algorithm, const std::string& model,
-       WorkSharing sharing, std::uint64_t round_messages)
+       WorkSharing sharing, const ExchangeOptions& options)
       : comm_(comm),
         bg_(bg),
         g_(bg.g),
@@ -100,7 +100,7 @@ class Bfs::Impl {
         model_(model),
         share_first_(sharing == WorkSharing::first) {
     if (algorithm != Algorithm::replicated)
-      exchange_ = make_exchange(model, comm, ghost_neighborhood(g_, round_messages));
+      exchange_ = make_exchange(model, comm, ghost_neighborhood(g_, options));
     // Read at random by the scans: huge pages spare them most TLB misses.
     assign_huge(level_, bg.owned, kUnreached);
     assign_huge(parent_, bg.owned, kNoParent);
@@ -531,9 +531,9 @@ class Bfs::Impl {
 };
 
 Bfs::Bfs(const Comm& comm, const BfsGraph& bg, Algorithm algorithm, const std::string& model,
-         WorkSharing sharing, std::uint64_t round_messages) {
+         WorkSharing sharing, const ExchangeOptions& options) {
   PhaseTimer timer(comm);
-  impl_ = std::make_unique<Impl>(comm, bg, algorithm, model, sharing, round_messages);
+  impl_ = std::make_unique<Impl>(comm, bg, algorithm, model, sharing, options);
   setup_seconds_ = timer.stop();
 }
 Bfs::~Bfs() = default;

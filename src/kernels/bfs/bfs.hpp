@@ -88,10 +88,9 @@ class Bfs {
   // (on); `off` measures the model without it; `first` (tests) takes node
   // peers' work before this rank's own, so sharing happens whatever the timing.
   enum class WorkSharing { on, off, first };
-  // round_messages bounds the exchange's buffers (Neighborhood::round_messages).
+  // options set the exchange up (its buffers' bound, ExchangeOptions).
   Bfs(const Comm& comm, const BfsGraph& bg, Algorithm algorithm, const std::string& model,
-      WorkSharing sharing = WorkSharing::on,
-      std::uint64_t round_messages = Neighborhood::kDefaultRoundMessages);
+      WorkSharing sharing = WorkSharing::on, const ExchangeOptions& options = {});
   ~Bfs();
   Bfs(const Bfs&) = delete;
   Bfs& operator=(const Bfs&) = delete;

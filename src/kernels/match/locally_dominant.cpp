@@ -21,7 +21,7 @@
 // twice the cut edges to each neighbour.
 //
 // FINDMATE of every owned vertex runs in slices between rounds, each ending
-// once some neighbour has a round's batch (Neighborhood::round_messages, or a
+// once some neighbour has a round's batch (ExchangeOptions::round_messages, or a
 // queue chunk if more) queued, less what still waits from before: the queues
 // then hold about a round's messages, where pushing the whole first phase
 // before the first round queued most of its messages at once. The matching
@@ -260,7 +260,7 @@ MatchResult run_with(const DistGraph& g, MatchRun& run) {
   // queues (processing's answers add to it). A queue's memory comes in chunks
   // (comm/chunk_fifo.hpp): a slice shorter than one saves none, and only adds
   // rounds where the bound is tiny.
-  const std::uint64_t bound = run.exchange().neighborhood().round_messages;
+  const std::uint64_t bound = run.exchange().neighborhood().options.round_messages;
   const std::uint64_t slice =
       bound == 0 ? 0 : std::max<std::uint64_t>(bound, ChunkFifo<Message>::kChunk);
   kernel.find_mates(slice);

@@ -46,14 +46,13 @@ const std::vector<AlgorithmInfo>& algorithm_table();
 const std::vector<std::string>& matching_algorithms();
 
 // Collective: runs the matching on g with the named algorithm over the named
-// model (exchange_models()); round_messages bounds the exchange's buffers
-// (Neighborhood::round_messages; 0: unbounded). suitor_slice_seconds: over
+// model (exchange_models()), set up with `options` (its buffers' bound,
+// ExchangeOptions::round_messages; 0: unbounded). suitor_slice_seconds: over
 // the round-based models Suitor proposes in time slices between rounds (see
 // suitor.cpp); negative: chosen from the graph's size, 0: 64 vertices a
 // round (tests).
 MatchResult match(const Comm& comm, const DistGraph& g, const std::string& model,
-                  const std::string& algorithm = "ld",
-                  std::uint64_t round_messages = Neighborhood::kDefaultRoundMessages,
+                  const std::string& algorithm = "ld", const ExchangeOptions& options = {},
                   double suitor_slice_seconds = -1);
 
 // Verification against an independent serial computation on rank 0.

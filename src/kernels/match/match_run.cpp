@@ -11,10 +11,10 @@
 
 namespace gc::match {
 
-Neighborhood matching_neighborhood(const DistGraph& g, std::uint64_t round_messages) {
+Neighborhood matching_neighborhood(const DistGraph& g, const ExchangeOptions& options) {
   const GhostRelation& rel = g.ghost_relation();
   Neighborhood nb;
-  nb.round_messages = round_messages;
+  nb.options = options;
   nb.ranks = rel.ranks;
   for (eid_t cut : rel.cut_edges) nb.capacity.push_back(2 * cut);
   return nb;
@@ -29,11 +29,11 @@ int owner_index(const DistGraph& g, lid_t ghost) {
 }
 
 MatchRun::MatchRun(const Comm& comm, const DistGraph& g, const std::string& model,
-                   std::uint64_t round_messages)
+                   const ExchangeOptions& options)
     : comm_(comm), g_(g) {
   g.require_weights("matching");
   PhaseTimer setup_timer(comm);
-  ex_ = make_exchange(model, comm, matching_neighborhood(g, round_messages));
+  ex_ = make_exchange(model, comm, matching_neighborhood(g, options));
   setup_seconds_ = setup_timer.stop();
   comm.barrier();
   start_ = mark_ = MPI_Wtime();
@@ -133,11 +133,11 @@ const std::vector<std::string>& matching_algorithms() {
 }
 
 MatchResult match(const Comm& comm, const DistGraph& g, const std::string& model,
-                  const std::string& algorithm, std::uint64_t round_messages,
+                  const std::string& algorithm, const ExchangeOptions& options,
                   double suitor_slice_seconds) {
   for (const AlgorithmInfo& a : algorithm_table())
     if (algorithm == a.name) {
-      MatchRun run(comm, g, model, round_messages);
+      MatchRun run(comm, g, model, options);
       MatchResult result = a.run(comm, g, run, suitor_slice_seconds);
       result.algorithm = algorithm;
       return result;

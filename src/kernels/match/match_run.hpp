@@ -16,8 +16,8 @@ namespace gc::match {
 
 // Per neighbour rank, two messages per cut edge and direction: what both
 // algorithms send at most, in all (so also in any one phase); at most
-// round_messages per neighbour and round in flight.
-Neighborhood matching_neighborhood(const DistGraph& g, std::uint64_t round_messages);
+// options.round_messages per neighbour and round in flight.
+Neighborhood matching_neighborhood(const DistGraph& g, const ExchangeOptions& options);
 
 // The position of ghost l's owner in the neighbourhood.
 int owner_index(const DistGraph& g, lid_t ghost);
@@ -26,7 +26,7 @@ class MatchRun {
  public:
   // Collective: creates the exchange (its setup timed apart), then starts the clock.
   MatchRun(const Comm& comm, const DistGraph& g, const std::string& model,
-           std::uint64_t round_messages);
+           const ExchangeOptions& options);
 
   Exchange& exchange() { return *ex_; }
 

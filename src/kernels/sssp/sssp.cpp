@@ -62,7 +62,7 @@ const char* algorithm_name(Algorithm a) {
 class Sssp::Impl {
  public:
   Impl(const Comm& comm, const DistGraph& g, Algorithm algorithm, const std::string& model,
-       double delta, std::uint64_t round_messages)
+       double delta, const ExchangeOptions& options)
       : comm_(comm),
         g_(g),
         algorithm_(algorithm),
@@ -72,7 +72,7 @@ class Sssp::Impl {
         fusion_(algorithm == Algorithm::delta_stepping) {
     g.require_weights("sssp");
     if (!(delta > 0)) fail_everywhere(fmt::format("--delta {}: must be positive", delta));
-    exchange_ = make_exchange(model, comm, ghost_neighborhood(g, round_messages));
+    exchange_ = make_exchange(model, comm, ghost_neighborhood(g, options));
     dist_.resize(owned_);
     parent_.resize(owned_);
     relaxed_.resize(owned_);
@@ -359,9 +359,9 @@ class Sssp::Impl {
 };
 
 Sssp::Sssp(const Comm& comm, const DistGraph& g, Algorithm algorithm, const std::string& model,
-           double delta, std::uint64_t round_messages) {
+           double delta, const ExchangeOptions& options) {
   PhaseTimer timer(comm);
-  impl_ = std::make_unique<Impl>(comm, g, algorithm, model, delta, round_messages);
+  impl_ = std::make_unique<Impl>(comm, g, algorithm, model, delta, options);
   setup_seconds_ = timer.stop();
 }
 Sssp::~Sssp() = default;

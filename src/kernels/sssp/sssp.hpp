@@ -62,7 +62,7 @@ class Sssp {
  public:
   // delta: bucket width of delta-stepping (ignored by Bellman-Ford); must be > 0.
   Sssp(const Comm& comm, const DistGraph& g, Algorithm algorithm, const std::string& model,
-       double delta, std::uint64_t round_messages = Neighborhood::kDefaultRoundMessages);
+       double delta, const ExchangeOptions& options = {});
   ~Sssp();
   Sssp(const Sssp&) = delete;
   Sssp& operator=(const Sssp&) = delete;

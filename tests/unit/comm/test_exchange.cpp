@@ -47,7 +47,7 @@ std::unique_ptr<Exchange> make_variant(const std::string& name, const Comm& comm
   if (name == "hybrid:ring2-put") return make_hybrid_exchange(comm, nb, {2, false});
   if (name.ends_with(":round1")) {
     Neighborhood bounded = nb;
-    bounded.round_messages = 1;
+    bounded.options.round_messages = 1;
     return make_exchange(name.substr(0, name.find(':')), comm, bounded);
   }
   return make_exchange(name, comm, nb);

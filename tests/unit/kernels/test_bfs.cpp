@@ -145,12 +145,12 @@ struct Directions {
 
 // Every configuration, one engine each serving every root: levels, canonical
 // parents, `reached` and the per-level profile as the serial reference says,
-// and the validator agrees. The exchange's buffers are bounded by
-// round_messages; `waits` (if given) gets each exchange's flow-control waits
+// and the validator agrees. The exchange is set up with `options` (its
+// buffers' bound); `waits` (if given) gets each exchange's flow-control waits
 // by model (sum over ranks and searches).
 Directions expect_serial_bfs(const DistGraph& g, const std::vector<vid_t>& roots,
                              const std::string& what, const std::string& only_model = "",
-                             std::uint64_t round_messages = Neighborhood::kDefaultRoundMessages,
+                             const ExchangeOptions& options = {},
                              std::map<std::string, std::uint64_t>* waits = nullptr) {
   const Comm& comm = world();
   Directions directions;
@@ -170,7 +170,7 @@ Directions expect_serial_bfs(const DistGraph& g, const std::vector<vid_t>& roots
   for (const auto& [c, share_first] : runs) {
     bfs::Bfs engine(comm, bg, c.algorithm, c.model,
                     share_first ? bfs::Bfs::WorkSharing::first : bfs::Bfs::WorkSharing::on,
-                    round_messages);
+                    options);
     EXPECT_EQ(engine.configuration(), c.name());
     std::uint64_t shared = 0, reached = 0;
     for (std::size_t k = 0; k < roots.size(); ++k) {
@@ -263,11 +263,13 @@ TEST(Bfs, RmatEqualsSerial) {
 }
 
 // ncl-combined's friend groups form only with enough ranks (registered at 8
-// ranks as well).
+// ranks as well); its plan built distributed or gathered on rank 0.
 TEST(Bfs, NclCombinedEqualsSerial) {
   for (const char* spec : {"rmat:12", "er:3000,d=3"}) {
     const DistGraph g = load(spec);
-    expect_serial_bfs(g, roots_of(g), spec, "ncl-combined");
+    for (const bool gathered : {false, true})
+      expect_serial_bfs(g, roots_of(g), fmt::format("{} (plan gathered: {})", spec, gathered),
+                        "ncl-combined", {.gathered_plan = gathered});
   }
 }
 
@@ -277,7 +279,8 @@ TEST(Bfs, NclCombinedEqualsSerial) {
 TEST(Bfs, BoundedBuffersEqualSerial) {
   const DistGraph g = load("rmat:12");
   std::map<std::string, std::uint64_t> waits;
-  expect_serial_bfs(g, roots_of(g), "rmat:12 at round_messages 1", "", 1, &waits);
+  expect_serial_bfs(g, roots_of(g), "rmat:12 at round_messages 1", "", {.round_messages = 1},
+                    &waits);
   if (world().size() == 1) return;
   for (const auto& [model, count] : waits)
     if (model != "" && model != "nsr" && model != "nsr-agg" && model != "hybrid") {

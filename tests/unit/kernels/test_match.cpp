@@ -107,20 +107,21 @@ void expect_suitor_traffic(const DistGraph& g, const match::MatchResult& r,
 }
 
 // Every algorithm and model (or only `models`) gives the serial greedy
-// matching, with the exchange's buffers bounded by `round_messages`; `waits`
+// matching, with the exchange set up by `options` (its buffers' bound); `waits`
 // (if given) gets the flow-control waits of each run, sum over ranks.
 void expect_greedy_everywhere(const DistGraph& g, const std::string& what,
                               const std::vector<std::string>& models = exchange_models(),
-                              std::uint64_t round_messages = Neighborhood::kDefaultRoundMessages,
+                              const ExchangeOptions& options = {},
                               std::vector<std::uint64_t>* waits = nullptr) {
   const Comm& comm = world();
   const auto edges = test::gather_edges(comm, g);
   const std::vector<vid_t> reference = serial_greedy(g.global_vertex_count(), edges);
   for (const std::string& algorithm : match::matching_algorithms()) {
     for (const std::string& model : models) {
-      match::MatchResult r = match::match(comm, g, model, algorithm, round_messages);
-      const std::string where = fmt::format("{} with {} over {} (round_messages {})", what,
-                                            algorithm, model, round_messages);
+      match::MatchResult r = match::match(comm, g, model, algorithm, options);
+      const std::string where =
+          fmt::format("{} with {} over {} (round_messages {}, plan {})", what, algorithm, model,
+                      options.round_messages, options.gathered_plan ? "gathered" : "distributed");
       const std::uint64_t waited = sum_over_ranks(comm, r.counters.flow_waits);
       if (waits) waits->push_back(waited);
       ASSERT_EQ(r.algorithm, algorithm);
@@ -188,10 +189,11 @@ TEST(Match, FloatWeightsEqualSerialGreedyOfRoundedWeights) {
 }
 
 // ncl-combined's friend groups form only with enough ranks (registered at 8
-// ranks as well).
+// ranks as well); its plan built distributed or gathered on rank 0.
 TEST(Match, NclCombinedEqualsSerialGreedy) {
   for (const char* spec : {"rmat:11", "er:3000,d=6"})
-    expect_greedy_everywhere(load(spec), spec, {"ncl-combined"});
+    for (const bool gathered : {false, true})
+      expect_greedy_everywhere(load(spec), spec, {"ncl-combined"}, {.gathered_plan = gathered});
 }
 
 // Bounded buffers (one message per neighbour and round, or a few) hold
@@ -204,7 +206,7 @@ TEST(Match, BoundedBuffersEqualSerialGreedy) {
     for (std::uint64_t bound : {1u, 5u}) {
       const DistGraph g = load(spec);
       std::vector<std::uint64_t> waits;
-      expect_greedy_everywhere(g, spec, models, bound, &waits);
+      expect_greedy_everywhere(g, spec, models, {.round_messages = bound}, &waits);
       ASSERT_EQ(waits.size(), 2 * models.size());
       if (world().size() == 1 || bound != 1) continue;
       for (size_t i = 0; i < waits.size(); ++i) {
@@ -237,7 +239,7 @@ TEST(Match, LocallyDominantQueuesHoldAboutARound) {
   d_max = max_over_ranks(world(), d_max);
   const std::uint64_t ranks = static_cast<std::uint64_t>(world().size());
   for (const std::string model : {"nsr", "nsr-agg", "rma", "ncl"}) {
-    const match::MatchResult r = match::match(world(), g, model, "ld", batch);
+    const match::MatchResult r = match::match(world(), g, model, "ld", {.round_messages = batch});
     const std::uint64_t sent = min_over_ranks(world(), r.counters.messages()) * sizeof(Message);
     if (world().size() == 1) {  // no neighbour: nothing sent, nothing held back
       EXPECT_EQ(sent, 0u) << model;
@@ -264,9 +266,10 @@ TEST(Match, SuitorInSlicesEqualsSerialGreedy) {
     const std::vector<vid_t> reference =
         serial_greedy(g.global_vertex_count(), test::gather_edges(comm, g));
     for (const std::string model : {"rma", "ncl", "ncl-combined"})
-      for (std::uint64_t bound : {Neighborhood::kDefaultRoundMessages, std::uint64_t{1}}) {
+      for (std::uint64_t bound : {ExchangeOptions::kDefaultRoundMessages, std::uint64_t{1}}) {
         const std::string where = fmt::format("{} over {} (round_messages {})", spec, model, bound);
-        const match::MatchResult r = match::match(comm, g, model, "suitor", bound, 0.0);
+        const match::MatchResult r =
+            match::match(comm, g, model, "suitor", {.round_messages = bound}, 0.0);
         ASSERT_EQ(gather_mates(comm, g, r.mate), reference) << where;
         EXPECT_EQ(match::check(comm, g, r.mate).message, "OK") << where;
         expect_suitor_traffic(g, r, where);

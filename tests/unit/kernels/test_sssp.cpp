@@ -107,8 +107,7 @@ std::vector<Configuration> configurations(vid_t vertices) {
 // distances bit for bit as Dijkstra's, `reached` as its count, and the
 // validator agrees.
 void expect_dijkstra(const DistGraph& g, const std::vector<vid_t>& roots, const std::string& what,
-                     const std::string& only_model = "",
-                     std::uint64_t round_messages = Neighborhood::kDefaultRoundMessages,
+                     const std::string& only_model = "", const ExchangeOptions& options = {},
                      std::vector<Configuration> configs = {}) {
   const Comm& comm = world();
   ASSERT_FALSE(roots.empty()) << what;
@@ -120,8 +119,7 @@ void expect_dijkstra(const DistGraph& g, const std::vector<vid_t>& roots, const 
   for (const std::string& model : exchange_models()) {
     if (!only_model.empty() && model != only_model) continue;
     for (const Configuration& c : configs) {
-      sssp::Sssp engine(comm, g, c.algorithm, model, c.delta > 0 ? c.delta : automatic,
-                        round_messages);
+      sssp::Sssp engine(comm, g, c.algorithm, model, c.delta > 0 ? c.delta : automatic, options);
       for (std::size_t k = 0; k < roots.size(); ++k) {
         const std::string where = fmt::format("{} at {} ranks, {} over {}, root {}", what,
                                               comm.size(), c.name(), model, roots[k]);
@@ -188,7 +186,7 @@ TEST(Sssp, FloatWeightsEqualDijkstraOfTheRoundedWeights) {
 // Bounded buffers (one message per neighbour and round) change no distance.
 TEST(Sssp, BoundedBuffersEqualDijkstra) {
   const DistGraph g = load("rmat:9");
-  expect_dijkstra(g, roots_of(g), "rmat:9 at round_messages 1", "", 1);
+  expect_dijkstra(g, roots_of(g), "rmat:9 at round_messages 1", "", {.round_messages = 1});
 }
 
 // ------------------------------------------------------------ 2. odd graphs
@@ -225,13 +223,19 @@ TEST(Sssp, RepeatedEdgesKeepTheLightestOrTheHeaviestCopy) {
   }
 }
 
+// ncl-combined with its plan gathered on rank 0 (ExchangeOptions::gathered_plan).
+TEST(Sssp, NclCombinedGatheredPlanEqualsDijkstra) {
+  const DistGraph g = load("rmat:9");
+  expect_dijkstra(g, roots_of(g), "rmat:9, plan gathered", "ncl-combined", {.gathered_plan = true});
+}
+
 // Bucket numbers far beyond the count of buckets filled: 1e-12 makes them
 // about 1e12 (each bucket one distance), 1e-300 sends every distance to the
 // last bucket, where heavy edges land in the bucket being emptied.
 TEST(Sssp, TinyDeltasEqualDijkstra) {
   const DistGraph g = load("grid:5");
   expect_dijkstra(
-      g, roots_of(g), "grid:5 at tiny deltas", "nsr", Neighborhood::kDefaultRoundMessages,
+      g, roots_of(g), "grid:5 at tiny deltas", "nsr", {},
       {{sssp::Algorithm::delta_stepping, 1e-12}, {sssp::Algorithm::delta_stepping, 1e-300}});
 }
 
