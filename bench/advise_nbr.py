@@ -12,7 +12,7 @@ size):
 
   - chosen/best: the chosen configuration's measured time over the fastest's;
   - hit: chosen/best <= 1.10 (the issue's target: in at least 90% of cases);
-  - never worse than the worst configuration;
+  - never the slowest configuration;
   - the model's error: median |predicted/measured - 1| over the configurations.
 
 By default on 64 simulated ranks of the `edr` platform (scripts/simulate,
@@ -124,12 +124,12 @@ def print_case(case):
 
 def write_summary(out, cases, header):
     hits = sum(c["hit"] for c in cases)
-    worse = sum(c["worse_than_worst"] for c in cases)
+    worse = sum(c["chose_slowest"] for c in cases)
     summary = {"cases": len(cases), "hits": hits, "hit_rate": hits / len(cases),
-               "target_hit_rate": 0.9, "worse_than_worst": worse,
+               "target_hit_rate": 0.9, "chose_slowest": worse,
                "median_model_error": median([c["median_error"] for c in cases])}
     print(f"\nchosen within {TARGET - 1:.0%} of the best in {hits} of {len(cases)} cases "
-          f"({summary['hit_rate']:.0%}; target 90%); worse than the worst in {worse}; "
+          f"({summary['hit_rate']:.0%}; target 90%); the slowest chosen in {worse}; "
           f"median model error {summary['median_model_error']:.0%}")
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out, "w") as f:

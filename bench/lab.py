@@ -75,8 +75,9 @@ def judge_choice(advice, measured, among=None):
     """An advice ({choice, reason, ranked: [{configuration, predicted_seconds}]})
     against measured seconds per configuration: the fastest and slowest of
     `among` (default: the configurations both ranked and measured), the
-    chosen one's time over the fastest's, a hit within ADVICE_TARGET, and the
-    model's median error over the configurations both ranked and measured."""
+    chosen one's time over the fastest's, a hit within ADVICE_TARGET, whether
+    the chosen one is the slowest (or slower: it may lie outside `among`), and
+    the model's median error over the configurations both ranked and measured."""
     predicted = {c["configuration"]: c["predicted_seconds"] for c in advice["ranked"]}
     common = sorted(set(predicted) & set(measured))
     among = sorted(among) if among is not None else common
@@ -88,7 +89,8 @@ def judge_choice(advice, measured, among=None):
             "chosen_over_best": measured[chosen] / measured[best],
             "worst_over_best": measured[worst] / measured[best],
             "hit": measured[chosen] <= ADVICE_TARGET * measured[best],
-            "worse_than_worst": measured[chosen] > measured[worst],
+            # The issue's "never the slowest": the slowest of two or more.
+            "chose_slowest": len(among) > 1 and measured[chosen] >= measured[worst],
             "median_error": errors[len(errors) // 2],
             "reason": advice["reason"],
             "configurations": {c: {"predicted": predicted.get(c), "measured": measured[c]}
