@@ -38,8 +38,8 @@ std::string term_phrase(Term t, const std::string& kernel, const Features& f) {
       return fmt::format("{}a synchronization over {} ranks", rounds, f.parts);
     case Term::global:
       if (kernel == "spmm")
-        return fmt::format("gathering all {} words of A's rows on every rank",
-                           count(f.words_total));
+        return fmt::format("gathering {} words of A's rows (all but its own) to the busiest rank",
+                           count(f.allgather_words_max));
       return fmt::format("{}a pass over {} vertices", rounds,
                          count(static_cast<double>(f.vertices)));
     case Term::node:
@@ -171,10 +171,11 @@ std::string format_advice(const Advice& a) {
                                 a.kernel, f.parts, a.calibration, f.vertices, f.edges);
   if (a.kernel == "spmm")
     out += fmt::format(
-        "gathers of A's rows: {} words in all, {} from neighbour ranks to the busiest rank, {} "
-        "into the busiest node (nodes of {} ranks); process graph: d_max {}, {}\n\n",
-        count(f.words_total), count(f.gather_words_max), count(f.node_words_max), f.ranks_per_node,
-        count(f.degree_max), a.process_graph);
+        "gathers of A's rows: {} words in all, {} to the busiest rank in an allgather, {} from "
+        "neighbour ranks to the busiest rank, {} into the busiest node (nodes of {} ranks); "
+        "process graph: d_max {}, {}\n\n",
+        count(f.words_total), count(f.allgather_words_max), count(f.gather_words_max),
+        count(f.node_words_max), f.ranks_per_node, count(f.degree_max), a.process_graph);
   else
     out += fmt::format("busiest rank: {} edges, {} cut edges; process graph: d_max {}, {}{}\n\n",
                        count(f.edges_max), count(f.cut_max), count(f.degree_max), a.process_graph,

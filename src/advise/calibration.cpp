@@ -178,8 +178,8 @@ void check_spmm_samples(const Calibration& c) {
     if (s.kernel == "spmm" && !has_gather_figures(s.features))
       fail(fmt::format(
           "calibration {}: its SpMM samples were made before advise counted the words SpMM's "
-          "gathers move: run `graphcomm advise --calibrate --kernel spmm` again at each rank "
-          "count",
+          "gathers move as it does now: run `graphcomm advise --calibrate --kernel spmm` again "
+          "at each rank count",
           c.name));
 }
 

@@ -32,9 +32,11 @@ std::array<double, kTerms> term_counts(const std::string& kernel, const std::str
   const double synchronization = rounds * (1 + std::log2(p));
   // SpMM's gather scans no edges (the multiply does, the same for every
   // method) and moves words of row blocks (cost_model.hpp): the allgather
-  // every block, the neighbour gathers their neighbours' blocks.
+  // every other rank's block to the busiest rank (on a 2-rank unbalanced
+  // cut far fewer than all of A), the neighbour gathers their neighbours'.
   if (kernel == "spmm") {
-    if (configuration == "allgather") return {0.0, 0.0, 0.0, synchronization, f.words_total, 0.0};
+    if (configuration == "allgather")
+      return {0.0, 0.0, 0.0, synchronization, f.allgather_words_max, 0.0};
     return {0.0, f.gather_words_max, f.degree_max, synchronization, 0.0, f.node_words_max};
   }
   const double global = bfs ? rounds * static_cast<double>(f.vertices) : 0.0;

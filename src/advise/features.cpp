@@ -32,14 +32,17 @@ std::vector<int> nodes_of_parts(const Comm& comm, int parts, int ranks_per_node)
   return {};
 }
 
-// SpMM's gathers (kernels/spmm/spmm.cpp): an allgather moves every part's
-// block to each part; the neighbour gathers, each neighbour part's block
-// once to each part, node ingress counting those from parts on other nodes.
+// SpMM's gathers (kernels/spmm/spmm.cpp): an allgather moves every other
+// part's block to each part, so the part with the smallest block receives
+// the most; the neighbour gathers, each neighbour part's block once to each
+// part, node ingress counting those from parts on other nodes.
 void count_gather_words(const Comm& comm, const DistGraph& g, const GraphStats& s,
                         int ranks_per_node, Features& f) {
   std::vector<std::uint64_t> words;
   for (const RankFigures& r : s.ranks) words.push_back(spmm::block_words(r.owned, r.edges));
   for (std::uint64_t w : words) f.words_total += static_cast<double>(w);
+  f.allgather_words_max =
+      f.words_total - static_cast<double>(*std::min_element(words.begin(), words.end()));
   const std::vector<std::uint64_t> gathered =
       sum_over_neighbours(comm, g, s, [&](int, int q) { return words[static_cast<size_t>(q)]; });
   for (std::uint64_t w : gathered) f.gather_words_max = std::max(f.gather_words_max, double(w));

@@ -31,10 +31,11 @@ struct Features {
   double degree_sigma = 0;     // sigma_d
   double levels = 0;           // BFS levels from the first Graph500 key (0: not asked)
   // SpMM's gather of A's row blocks (kernels/spmm/row_blocks.hpp block_words):
-  double words_total = 0;       // every block, as an allgather moves it to each rank
-  double gather_words_max = 0;  // the neighbour parts' blocks, to the busiest part
-  double node_words_max = 0;    // the same into the busiest node, from parts on other nodes
-  int ranks_per_node = 0;       // the nodes node_words_max assumes (0: not known)
+  double words_total = 0;          // every block, what each rank holds after an allgather
+  double allgather_words_max = 0;  // what the busiest part receives in one: all but its own block
+  double gather_words_max = 0;     // the neighbour parts' blocks, to the busiest part
+  double node_words_max = 0;       // the same into the busiest node, from parts on other nodes
+  int ranks_per_node = 0;          // the nodes node_words_max assumes (0: not known)
   double dense() const { return parts > 1 ? degree_avg / (parts - 1) : 0; }  // d_avg of P-1
 };
 
@@ -57,12 +58,14 @@ double bfs_levels(const Comm& comm, const DistGraph& g, std::uint64_t seed);
 // reads as 0; has_gather_figures() tells SpMM's apart.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Features, parts, vertices, edges, edges_max,
                                                 cut_max, cut_total, degree_max, degree_avg,
-                                                degree_sigma, levels, words_total, gather_words_max,
+                                                degree_sigma, levels, words_total,
+                                                allgather_words_max, gather_words_max,
                                                 node_words_max, ranks_per_node)
 
-// Whether f has SpMM's gather figures (a graph has at least one block word).
+// Whether f has SpMM's gather figures as advise counts them now (a block
+// has at least 3 words, so with two parts or more an allgather receives some).
 inline bool has_gather_figures(const Features& f) {
-  return f.words_total > 0;
+  return f.words_total > 0 && (f.parts <= 1 || f.allgather_words_max > 0);
 }
 
 }  // namespace gc::advise
