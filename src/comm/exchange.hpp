@@ -76,6 +76,9 @@ struct Neighborhood {
 // apart (a message is only ever processed in the phase it was pushed in).
 
 class WorkShare;  // comm/work_share.hpp
+namespace nbr {
+struct Plan;  // nbr/plan.hpp
+}
 
 // The from_index process() gives a message from a rank outside the
 // neighbourhood: only node work sharing sends one (WorkShare::push_to_rank).
@@ -126,6 +129,9 @@ class Exchange {
   // The ranks of this node sharing work (comm/work_share.hpp), or nullptr:
   // only the hybrid model has it, and only kernels that ask for it use it.
   virtual WorkShare* node_work_share() { return nullptr; }
+  // The collaborative plan the model's collectives combine by (ncl-combined:
+  // built distributed, or gathered on rank 0 per ExchangeOptions), else nullptr.
+  virtual const nbr::Plan* combined_plan() const { return nullptr; }
 
   const CommCounters& counters() const { return counters_; }
   const Neighborhood& neighborhood() const { return neighborhood_; }

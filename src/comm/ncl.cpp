@@ -33,6 +33,9 @@ class NclExchange final : public RoundExchange {
     recv_displs_.resize(k + 1);
   }
   const char* name() const override { return combined_ ? "ncl-combined" : "ncl"; }
+  const nbr::Plan* combined_plan() const override {
+    return combined_ ? &combined_->plan() : nullptr;
+  }
   // The round's queues and the collective's send and receive arrays, at their
   // high-water capacity (they grow with the largest round).
   std::uint64_t buffer_bytes() const override {

@@ -20,6 +20,7 @@
 #include "comm/models.hpp"
 #include "comm/work_share.hpp"
 #include "core/rng.hpp"
+#include "nbr/plan.hpp"
 
 namespace gc {
 namespace {
@@ -308,6 +309,33 @@ TEST(Exchange, NclCombinedOnCompleteGraphs) {
   run_phases("ncl-combined", true, 200, 5, true);
   run_phases("ncl-combined", true, 3000, 3, false);
   run_exact("ncl-combined", 300, false);
+}
+
+// ExchangeOptions::gathered_plan reaches ncl-combined's plan: built on rank 0
+// it has no `considered` lists (nbr/plan.hpp) and otherwise the distributed
+// build's figures (registered at 8 ranks, where groups form).
+TEST(Exchange, NclCombinedPlanBuiltGatheredOnRequest) {
+  const Comm& comm = world();
+  Neighborhood nb;
+  nb.ranks = neighbours_of(comm.rank(), comm.size(), true);
+  nb.capacity.assign(nb.ranks.size(), 4);
+  const std::unique_ptr<Exchange> distributed = make_exchange("ncl-combined", comm, nb);
+  nb.options.gathered_plan = true;
+  const std::unique_ptr<Exchange> gathered = make_exchange("ncl-combined", comm, nb);
+  EXPECT_EQ(make_exchange("ncl", comm, nb)->combined_plan(), nullptr);
+  ASSERT_NE(distributed->combined_plan(), nullptr);
+  ASSERT_NE(gathered->combined_plan(), nullptr);
+  const nbr::Plan& d = *distributed->combined_plan();
+  const nbr::Plan& g = *gathered->combined_plan();
+  EXPECT_TRUE(g.considered.empty());
+  // The distributed build keeps a list per step run: with 8 ranks, one at least.
+  if (comm.size() >= 8) EXPECT_FALSE(d.considered.empty());
+  EXPECT_EQ(g.figures.steps, d.figures.steps);
+  EXPECT_EQ(g.figures.groups, d.figures.groups);
+  EXPECT_EQ(g.figures.messages, d.figures.messages);
+  EXPECT_EQ(g.roles.size(), d.roles.size());
+  EXPECT_EQ(g.direct_destinations, d.direct_destinations);
+  EXPECT_EQ(g.direct_sources, d.direct_sources);
 }
 
 // OpenSHMEM's PEs are the job's ranks: its models refuse a part of the job,
