@@ -329,7 +329,9 @@ TEST(Exchange, NclCombinedPlanBuiltGatheredOnRequest) {
   const nbr::Plan& g = *gathered->combined_plan();
   EXPECT_TRUE(g.considered.empty());
   // The distributed build keeps a list per step run: with 8 ranks, one at least.
-  if (comm.size() >= 8) EXPECT_FALSE(d.considered.empty());
+  if (comm.size() >= 8) {
+    EXPECT_FALSE(d.considered.empty());
+  }
   EXPECT_EQ(g.figures.steps, d.figures.steps);
   EXPECT_EQ(g.figures.groups, d.figures.groups);
   EXPECT_EQ(g.figures.messages, d.figures.messages);
