@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -113,24 +115,48 @@ Advice advise(const Calibration& c, const std::string& kernel, const Features& f
   std::sort(a.calibrated_ranks.begin(), a.calibrated_ranks.end());
   a.calibrated_ranks.erase(std::unique(a.calibrated_ranks.begin(), a.calibrated_ranks.end()),
                            a.calibrated_ranks.end());
-  for (const auto& [configuration, costs] : fit_configurations(c, kernel, f.parts)) {
+  const std::map<std::string, Coefficients> fits = fit_configurations(c, kernel, f.parts);
+  // Configurations, and those none of whose samples priced themselves.
+  std::set<std::string> configurations, never_itself;
+  for (const Sample& s : c.samples)
+    if (s.kernel == kernel) configurations.insert(s.configuration);
+  never_itself = configurations;
+  for (const Sample& s : c.samples)
+    if (s.kernel == kernel && fitted_as(kernel, s.configuration, s.features) == s.configuration)
+      never_itself.erase(s.configuration);
+  for (const std::string& configuration : configurations) {
     if (!available.empty() &&
         std::find(available.begin(), available.end(), configuration) == available.end())
       continue;
-    a.ranked.push_back(
-        {configuration, predict(costs, term_counts(kernel, configuration, f)), costs, ""});
+    const std::string& priced = fitted_as(kernel, configuration, f);
+    const Coefficients& costs = fits.at(priced);
+    a.ranked.push_back({configuration, predict(costs, term_counts(kernel, priced, f)), costs, "",
+                        priced == configuration ? "" : priced});
   }
   if (a.ranked.empty())
     fail_everywhere(fmt::format(
         "calibration {}: no {} sample of a configuration this build runs: run `graphcomm advise "
         "--calibrate --kernel {}`",
         c.name, kernel, kernel));
+  // At equal predictions the configuration priced as itself first: the
+  // other makes the same calls through a plan.
   std::stable_sort(a.ranked.begin(), a.ranked.end(), [](const Choice& x, const Choice& y) {
-    return x.prediction.seconds < y.prediction.seconds;
+    if (x.prediction.seconds != y.prediction.seconds)
+      return x.prediction.seconds < y.prediction.seconds;
+    return x.priced_as.empty() && !y.priced_as.empty();
   });
-  for (std::size_t i = 0; i < a.ranked.size(); ++i)
-    a.ranked[i].why =
-        why(a.ranked[i], i == 0 && a.ranked.size() > 1 ? &a.ranked[1] : nullptr, kernel, f);
+  for (std::size_t i = 0; i < a.ranked.size(); ++i) {
+    Choice& choice = a.ranked[i];
+    choice.why =
+        choice.priced_as.empty()
+            ? why(choice, i == 0 && a.ranked.size() > 1 ? &a.ranked[1] : nullptr, kernel, f)
+            : fmt::format(
+                  "its plan forms no friend group at {} ranks: the {} gather's "
+                  "messages, priced as it",
+                  f.parts, choice.priced_as);
+    if (choice.priced_as.empty() && never_itself.count(choice.configuration))
+      choice.why += "; fitted on runs whose plan formed no friend group (calibrate at more ranks)";
+  }
   return a;
 }
 
@@ -145,8 +171,10 @@ std::vector<std::string> ties(const Advice& a) {
   const Choice& best = a.ranked.front();
   if (best.costs.samples < 2) return out;
   const double bound = best.prediction.seconds * (1 + best.costs.median_error);
+  // Not one priced as the choice: its line says it makes the same calls.
   for (std::size_t i = 1; i < a.ranked.size(); ++i)
-    if (a.ranked[i].prediction.seconds <= bound) out.push_back(a.ranked[i].configuration);
+    if (a.ranked[i].prediction.seconds <= bound && a.ranked[i].priced_as != best.configuration)
+      out.push_back(a.ranked[i].configuration);
   return out;
 }
 
@@ -173,9 +201,12 @@ std::string format_advice(const Advice& a) {
     out += fmt::format(
         "gathers of A's rows: {} words in all, {} to the busiest rank in an allgather, {} from "
         "neighbour ranks to the busiest rank, {} into the busiest node (nodes of {} ranks); "
-        "process graph: d_max {}, {}\n\n",
+        "process graph: d_max {}, {}; the combined plan {}\n\n",
         count(f.words_total), count(f.allgather_words_max), count(f.gather_words_max),
-        count(f.node_words_max), f.ranks_per_node, count(f.degree_max), a.process_graph);
+        count(f.node_words_max), f.ranks_per_node, count(f.degree_max), a.process_graph,
+        f.combined_groups > 0
+            ? fmt::format("forms friend groups ({} memberships)", count(f.combined_groups))
+            : "forms no friend group: its calls are the neighbour gather's");
   else
     out += fmt::format("busiest rank: {} edges, {} cut edges; process graph: d_max {}, {}{}\n\n",
                        count(f.edges_max), count(f.cut_max), count(f.degree_max), a.process_graph,
@@ -214,7 +245,8 @@ nlohmann::json to_json(const Advice& a) {
                        {{"samples", c.costs.samples},
                         {"median_error", c.costs.median_error},
                         {"max_error", c.costs.max_error}}},
-                      {"why", c.why}});
+                      {"why", c.why},
+                      {"priced_as", c.priced_as}});
   }
   return {{"kernel", a.kernel},
           {"calibration", a.calibration},

@@ -19,6 +19,9 @@ struct Choice {
   Prediction prediction;
   Coefficients costs;
   std::string why;
+  // The configuration whose costs price it, when another (fitted_as): SpMM's
+  // combined gather on an input where its plan forms no group.
+  std::string priced_as;
 };
 
 struct Advice {

@@ -51,4 +51,11 @@ unsigned work_terms(const std::string& kernel, const std::string& configuration)
   return term_bit(Term::scan) | term_bit(Term::message);
 }
 
+const std::string& fitted_as(const std::string& kernel, const std::string& configuration,
+                             const Features& f) {
+  static const std::string neighbor = "neighbor";
+  if (kernel == "spmm" && configuration == "combined" && f.combined_groups == 0) return neighbor;
+  return configuration;
+}
+
 }  // namespace gc::advise

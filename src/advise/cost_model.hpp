@@ -72,4 +72,15 @@ std::array<double, kTerms> term_counts(const std::string& kernel, const std::str
 // (bench/README.md, "Matching at 64 simulated ranks on nine more inputs").
 unsigned work_terms(const std::string& kernel, const std::string& configuration);
 
+// The configuration whose costs price `configuration` on an input with
+// features f: itself, but for SpMM's combined gather where its plan forms no
+// friend group (f.combined_groups 0). Its calls then send the neighbour
+// gather's messages (nbr/collectives.hpp: the library's own neighbour
+// allgatherv), so such a run is a sample of the neighbour gather and such
+// an input is priced as one: two fits of the same messages would rank the
+// two by their samples' noise (bench/README.md, "The combined gather that
+// forms no group").
+const std::string& fitted_as(const std::string& kernel, const std::string& configuration,
+                             const Features& f);
+
 }  // namespace gc::advise

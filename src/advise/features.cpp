@@ -32,6 +32,22 @@ std::vector<int> nodes_of_parts(const Comm& comm, int parts, int ranks_per_node)
   return {};
 }
 
+// The friend groups spmm's combined gather would form (its plan with the
+// defaults: k auto, agnostic) over the process graph `lists`, summed over the
+// parts: built on rank 0 alone, the gathered build's lockstep, as a
+// simulation at thousands of ranks could not afford on every rank.
+std::uint64_t friend_groups(const Comm& comm, const std::vector<std::vector<int>>& lists) {
+  std::uint64_t groups = 0;
+  if (comm.rank() == 0) {
+    std::vector<nbr::Topology> every;
+    for (const std::vector<int>& l : lists) every.push_back({l, l});  // A is symmetric
+    for (const nbr::Plan& plan : nbr::plans_of_every_rank(std::move(every), nbr::PlanOptions{}))
+      groups += plan.figures.groups;
+  }
+  MPI_Bcast(&groups, 1, MPI_UINT64_T, 0, comm.get());
+  return groups;
+}
+
 // SpMM's gathers (kernels/spmm/spmm.cpp): an allgather moves every other
 // part's block to each part, so the part with the smallest block receives
 // the most; the neighbour gathers, each neighbour part's block once to each
@@ -46,6 +62,7 @@ void count_gather_words(const Comm& comm, const DistGraph& g, const GraphStats& 
   const std::vector<std::uint64_t> gathered =
       sum_over_neighbours(comm, g, s, [&](int, int q) { return words[static_cast<size_t>(q)]; });
   for (std::uint64_t w : gathered) f.gather_words_max = std::max(f.gather_words_max, double(w));
+  f.combined_groups = static_cast<double>(friend_groups(comm, neighbour_lists(comm, g, s)));
   const std::vector<int> node = nodes_of_parts(comm, f.parts, ranks_per_node);
   if (node.empty()) return;
   const std::vector<std::uint64_t> from_other_nodes =

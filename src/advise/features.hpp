@@ -36,6 +36,9 @@ struct Features {
   double gather_words_max = 0;     // the neighbour parts' blocks, to the busiest part
   double node_words_max = 0;       // the same into the busiest node, from parts on other nodes
   int ranks_per_node = 0;          // the nodes node_words_max assumes (0: not known)
+  // Friend groups the combined gather's plan forms over the P parts (summed;
+  // -1: not counted). With none, its calls are the neighbour gather's.
+  double combined_groups = -1;
   double dense() const { return parts > 1 ? degree_avg / (parts - 1) : 0; }  // d_avg of P-1
 };
 
@@ -60,12 +63,13 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Features, parts, vertices, edges
                                                 cut_max, cut_total, degree_max, degree_avg,
                                                 degree_sigma, levels, words_total,
                                                 allgather_words_max, gather_words_max,
-                                                node_words_max, ranks_per_node)
+                                                node_words_max, ranks_per_node, combined_groups)
 
 // Whether f has SpMM's gather figures as advise counts them now (a block
-// has at least 3 words, so with two parts or more an allgather receives some).
+// has at least 3 words, so with two parts or more an allgather receives some;
+// the combined plan's groups counted).
 inline bool has_gather_figures(const Features& f) {
-  return f.words_total > 0 && (f.parts <= 1 || f.allgather_words_max > 0);
+  return f.words_total > 0 && (f.parts <= 1 || f.allgather_words_max > 0) && f.combined_groups >= 0;
 }
 
 }  // namespace gc::advise

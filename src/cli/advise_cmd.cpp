@@ -141,6 +141,11 @@ void print_fit(const Comm& comm, const advise::Calibration& c, const std::string
     out += table.row(name, k.samples, fmt::format("{:.0f}%", 100 * k.median_error),
                      fmt::format("{:.0f}%", 100 * k.max_error), k.cost[0], k.cost[1], k.cost[2],
                      k.cost[3], k.cost[4], k.cost[5]);
+  if (spmm)
+    out +=
+        "combined: fitted on the samples whose plan formed friend groups; the others are "
+        "neighbor's samples (the same messages), and an input whose plan forms none is priced "
+        "as neighbor\n";
   std::fputs((out + "\n").c_str(), stdout);
   std::fflush(stdout);
 }

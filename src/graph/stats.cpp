@@ -131,6 +131,23 @@ std::vector<std::uint64_t> sum_over_neighbours(
   });
 }
 
+std::vector<std::vector<int>> neighbour_lists(const Comm& comm, const DistGraph& g,
+                                              const GraphStats& s) {
+  std::vector<int> mine;  // (part, neighbour) pairs
+  if (!s.of_parts) {
+    for (int q : g.ghost_relation().ranks) mine.insert(mine.end(), {comm.rank(), q});
+  } else {
+    for (const PartPair& x : s.part_pairs)
+      mine.insert(mine.end(), {static_cast<int>(x.part), static_cast<int>(x.neighbour)});
+  }
+  const std::vector<int> every = allgatherv(comm, mine);
+  std::vector<std::vector<int>> out(s.ranks.size());
+  for (size_t i = 0; i + 1 < every.size(); i += 2)
+    out[static_cast<size_t>(every[i])].push_back(every[i + 1]);
+  for (std::vector<int>& l : out) std::sort(l.begin(), l.end());
+  return out;
+}
+
 GraphStats compute_stats(const Comm& comm, const DistGraph& g, const Distribution* parts) {
   GraphStats s;
   s.vertices = g.global_vertex_count();

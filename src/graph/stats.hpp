@@ -60,6 +60,11 @@ GraphStats compute_stats(const Comm& comm, const DistGraph& g, const Distributio
 std::vector<std::uint64_t> sum_over_neighbours(
     const Comm& comm, const DistGraph& g, const GraphStats& s,
     const std::function<std::uint64_t(int part, int neighbour)>& weight);
+// Per rank, or per part when s is of parts, its neighbours in the process
+// graph, ascending (the lists a distributed-graph communicator over them
+// would have). Collective; complete on every rank.
+std::vector<std::vector<int>> neighbour_lists(const Comm& comm, const DistGraph& g,
+                                              const GraphStats& s);
 nlohmann::json to_json(const GraphStats& s);
 nlohmann::json to_json(const Summary& s);
 

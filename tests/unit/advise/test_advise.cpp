@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <set>
 #include <vector>
@@ -15,6 +16,8 @@
 #include "advise/network_model.hpp"
 #include "core/broadcast.hpp"
 #include "graph/spec.hpp"
+#include "nbr/collectives.hpp"
+#include "nbr/plan.hpp"
 
 namespace gc::advise {
 namespace {
@@ -223,6 +226,7 @@ std::vector<Sample> spmm_samples(int i) {
   s.features.allgather_words_max = s.features.words_total * 63 / 64;
   s.features.gather_words_max = s.features.words_total * s.features.degree_max / 64;
   s.features.node_words_max = 12 * s.features.gather_words_max * (i % 3) / 2;
+  s.features.combined_groups = 0;
   Sample neighbor = s, allgather = s;
   neighbor.configuration = "neighbor";
   neighbor.seconds = 1e-8 * s.features.node_words_max + 1e-9 * s.features.gather_words_max + 1e-6;
@@ -268,6 +272,7 @@ TEST(Advice, SpmmAllgatherCountsWhatTheBusiestRankReceives) {
     s.features.words_total = 1e5 * i;
     s.features.allgather_words_max = s.features.words_total / 2;
     s.features.gather_words_max = s.features.words_total / 2;
+    s.features.combined_groups = 0;
     Sample neighbor = s, allgather = s;
     neighbor.configuration = "neighbor";
     neighbor.seconds = 1e-9 * s.features.gather_words_max + 1e-6;
@@ -328,6 +333,66 @@ TEST(Calibration, SpmmSamplesWithoutGatherFiguresAreRefused) {
   c.samples.back().features.parts = 64;
   EXPECT_THROW(fit_configurations(c, "spmm", 64), Error);
   EXPECT_NO_THROW(fit_configurations(c, "match", 64));
+  c.samples = spmm_samples(1);
+  c.samples.back().features.combined_groups = -1;  // made before the plan's groups were counted
+  EXPECT_THROW(check_spmm_samples(c), Error);
+}
+
+// SpMM's combined gather whose plan forms no friend group makes the
+// neighbour gather's calls: its samples are the neighbour gather's, an input
+// where none forms prices it as the neighbour gather, and the neighbour
+// gather, the plain call, ranks first. Here those samples ran 20% faster,
+// which two fits would have turned into a choice.
+TEST(Advice, SpmmCombinedWithoutGroupsIsPricedAsTheNeighbourGather) {
+  Calibration c;
+  for (int i = 1; i <= 12; ++i)
+    for (const Sample& s : spmm_samples(i)) {
+      c.samples.push_back(s);
+      if (s.configuration != "neighbor") continue;
+      Sample combined = s;
+      combined.configuration = "combined";
+      combined.seconds *= 0.8;
+      c.samples.push_back(combined);
+    }
+  const std::map<std::string, Coefficients> fits = fit_configurations(c, "spmm", 64);
+  EXPECT_EQ(fits.at("neighbor").samples, 24u);
+  EXPECT_EQ(fits.at("combined").samples, 12u);  // its own: for inputs where groups form
+  Features none;
+  none.parts = 64;
+  none.ranks_per_node = 16;
+  none.degree_max = 6;
+  none.words_total = 1e6;
+  none.allgather_words_max = 1e6 * 63 / 64;
+  none.gather_words_max = 1e5;
+  none.node_words_max = 1e5;
+  none.combined_groups = 0;
+  Advice a = advise(c, "spmm", none, {});
+  ASSERT_EQ(a.ranked.size(), 3u);
+  EXPECT_EQ(a.ranked[0].configuration, "neighbor");
+  EXPECT_EQ(a.ranked[1].configuration, "combined");
+  EXPECT_EQ(a.ranked[1].priced_as, "neighbor");
+  EXPECT_EQ(a.ranked[1].prediction.seconds, a.ranked[0].prediction.seconds);
+  EXPECT_TRUE(ties(a).empty());  // the same calls, not a tie the model cannot break
+  // Where groups form and no sample's plan formed any, combined is priced by
+  // its own samples and says so.
+  Features some = none;
+  some.combined_groups = 12;
+  a = advise(c, "spmm", some, {});
+  ASSERT_EQ(a.ranked.size(), 3u);
+  EXPECT_EQ(a.ranked.front().configuration, "combined");
+  EXPECT_NE(a.ranked.front().why.find("no friend group (calibrate"), std::string::npos);
+  for (int i = 1; i <= 12; ++i) {
+    Sample s = spmm_samples(i).front();
+    s.configuration = "combined";
+    s.features.combined_groups = 8;
+    s.seconds *= 0.5;
+    c.samples.push_back(s);
+  }
+  a = advise(c, "spmm", some, {});
+  EXPECT_EQ(a.ranked.front().configuration, "combined");
+  EXPECT_TRUE(a.ranked.front().priced_as.empty());
+  EXPECT_EQ(a.ranked.front().why.find("calibrate at more"), std::string::npos);
+  EXPECT_EQ(fit_configurations(c, "spmm", 64).at("combined").samples, 12u);
 }
 
 // advise --ranks P for SpMM takes the nodes of the calibration's largest
@@ -469,6 +534,17 @@ void expect_features_counted_independently(Balance balance) {
                    f.words_total - *std::min_element(words.begin(), words.end()));
   EXPECT_DOUBLE_EQ(f.gather_words_max, *std::max_element(gathered.begin(), gathered.end()));
   EXPECT_DOUBLE_EQ(f.node_words_max, *std::max_element(into_node.begin(), into_node.end()));
+  // The combined gather's plan over these lists (nbr/'s own tests check the
+  // plan; this checks the lists it is given).
+  std::vector<nbr::Topology> lists;
+  for (const std::set<int>& s : neighbours) {
+    const std::vector<int> l(s.begin(), s.end());
+    lists.push_back({l, l});
+  }
+  double groups = 0;
+  for (const nbr::Plan& plan : nbr::plans_of_every_rank(lists, nbr::PlanOptions{}))
+    groups += static_cast<double>(plan.figures.groups);
+  EXPECT_EQ(f.combined_groups, groups);
   EXPECT_EQ(f.ranks_per_node, ranks_per_node);
   EXPECT_EQ(f.parts, parts);
   EXPECT_EQ(f.edges, all.size());
@@ -477,6 +553,22 @@ void expect_features_counted_independently(Balance balance) {
   EXPECT_DOUBLE_EQ(f.degree_max, dmax);
   EXPECT_DOUBLE_EQ(f.degree_avg, dsum / parts);
   EXPECT_EQ(f.levels, 0);
+}
+
+// The friend groups advise counts for the ranks as they hold a graph are
+// those of the plan spmm's combined gather builds over them (the
+// distributed build); at 8 ranks, where groups form, some.
+TEST(Features, CombinedGroupsAreThoseOfTheCombinedGathersPlan) {
+  const Comm comm = Comm::world();
+  const LoadedGraph loaded = load_graph(comm, "rmat:9", LoadOptions{});
+  const Features f = compute_features(comm, loaded.graph, 0, Balance::vertices, false);
+  const Comm topology = comm.dist_graph_adjacent(loaded.graph.ghost_relation().ranks);
+  const nbr::Collectives combined(topology.get(), nbr::PlanOptions{});
+  EXPECT_EQ(f.combined_groups,
+            static_cast<double>(sum_over_ranks(comm, combined.plan().figures.groups)));
+  if (comm.size() >= 8) {
+    EXPECT_GT(f.combined_groups, 0);
+  }
 }
 
 TEST(Features, OfBlockPartsCountedIndependently) {
