@@ -179,6 +179,7 @@ ConfigRun run_configuration(const Comm& comm, const bfs::BfsGraph& bg,
   run.take(std::move(searches));
   // Buffers that grow on demand are at their largest now.
   run.buffer_bytes_max = max_over_ranks(comm, engine.buffer_bytes());
+  run.combined_plan = report_combined_plan(comm, engine.combined_plan());
   run.flow_waits = sum_over_ranks(comm, engine.flow_waits());
   return run;
 }

@@ -144,6 +144,7 @@ nlohmann::json run_json(const Graph500Run& r, const std::string& configuration,
                       {"bytes", r.bytes},
                       {"validation", r.validation}};
   j.update(figures_json(r.figures));
+  if (r.combined_plan) j["combined_plan"] = to_json(*r.combined_plan);
   return j;
 }
 

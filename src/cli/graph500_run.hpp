@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <type_traits>
@@ -18,6 +19,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/harness.hpp"
+#include "comm/combined_plan_report.hpp"
 #include "core/error.hpp"
 #include "core/mpi.hpp"
 #include "core/output.hpp"
@@ -184,6 +186,7 @@ class Graph500Searches {
 struct Graph500Run {
   double setup_seconds = 0;
   std::uint64_t buffer_bytes_max = 0;
+  std::optional<CombinedPlanReport> combined_plan;  // ncl-combined's plan, else none
   bfs::Graph500Figures figures;
   std::uint64_t messages = 0, bytes = 0;  // summed over searches and ranks
   std::string validation = "OK";

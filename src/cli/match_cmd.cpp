@@ -101,24 +101,27 @@ void print_table(const Comm& comm, const LoadedGraph& loaded, const std::vector<
 }
 
 nlohmann::json run_json(const ModelRun& r) {
-  return {{"algorithm", r.algorithm},
-          {"model", r.model},
-          {"seconds", r.result.seconds},
-          {"setup_seconds", r.result.setup_seconds},
-          {"comm_seconds", r.result.comm_seconds},
-          {"compute_seconds", r.result.compute_seconds},
-          {"weight", r.result.weight},
-          {"cardinality", r.result.cardinality},
-          {"rounds", r.result.rounds},
-          {"phases", r.result.phases},
-          {"messages", r.messages},
-          {"bytes", r.bytes},
-          {"buffer_bytes_max", r.result.buffer_bytes},
-          {"flow_waits", r.flow_waits},
-          {"peak_rss_bytes",
-           {{"max", r.rss.max}, {"mean", r.rss.mean}, {"since_model_start", r.rss_reset}}},
-          {"check", r.check},
-          {"profile", r.result.profile}};
+  nlohmann::json j = {
+      {"algorithm", r.algorithm},
+      {"model", r.model},
+      {"seconds", r.result.seconds},
+      {"setup_seconds", r.result.setup_seconds},
+      {"comm_seconds", r.result.comm_seconds},
+      {"compute_seconds", r.result.compute_seconds},
+      {"weight", r.result.weight},
+      {"cardinality", r.result.cardinality},
+      {"rounds", r.result.rounds},
+      {"phases", r.result.phases},
+      {"messages", r.messages},
+      {"bytes", r.bytes},
+      {"buffer_bytes_max", r.result.buffer_bytes},
+      {"flow_waits", r.flow_waits},
+      {"peak_rss_bytes",
+       {{"max", r.rss.max}, {"mean", r.rss.mean}, {"since_model_start", r.rss_reset}}},
+      {"check", r.check},
+      {"profile", r.result.profile}};
+  if (r.result.combined_plan) j["combined_plan"] = to_json(*r.result.combined_plan);
+  return j;
 }
 
 // Per model, where the time goes: the round profile's buckets (max over ranks).

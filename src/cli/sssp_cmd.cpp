@@ -177,6 +177,7 @@ ConfigRun run_configuration(const Comm& comm, const DistGraph& g, const Configur
   }
   run.take(std::move(searches));
   run.buffer_bytes_max = max_over_ranks(comm, engine.buffer_bytes());
+  run.combined_plan = report_combined_plan(comm, engine.combined_plan());
   return run;
 }
 

@@ -122,6 +122,7 @@ def check_all_models(run, ranks, configurations, g, workdir):
     nedge = None
     for name, r in runs.items():
         assert r["validation"] == "OK", f"{where}: {name}: {r['validation']}"
+        runner.check_combined_plan(r, r["model"], ranks, f"{where}: {name}")
         assert r["nbfs"] == 4 and len(r["seconds"]) == 4, f"{where}: {name}: {r['nbfs']} searches"
         assert r["harmonic_mean_TEPS"] > 0, f"{where}: {name}: TEPS {r['harmonic_mean_TEPS']}"
         assert r["TEPS"]["min"] <= r["harmonic_mean_TEPS"] <= r["TEPS"]["max"] * (1 + 1e-9), \

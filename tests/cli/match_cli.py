@@ -62,6 +62,7 @@ def check_counts(doc, matrix, ranks, where):
     for run in doc["runs"]:
         model = run["model"]
         assert run["check"] == "OK", f"{where} {model}: check says {run['check']}"
+        runner.check_combined_plan(run, model, ranks, where)
         m = matrix["models"][f"{run['algorithm']}/{model}" if several else model]
         assert len(m["messages"]) == ranks and all(len(r) == ranks for r in m["messages"])
         assert all(m["messages"][r][r] == 0 for r in range(ranks)), f"{where} {model}: self messages"

@@ -61,6 +61,20 @@ def temporaries(output):
     return sorted(glob.glob(glob.escape(output) + ".tmp.*"))
 
 
+def check_combined_plan(run, model, ranks, where):
+    """A run's report of ncl-combined's plan: there for ncl-combined alone;
+    with at most 4 ranks no friend group forms (a group of k needs k + 1
+    common neighbours), so a call sends the plain schedule's messages, one
+    per neighbour, and with 2 ranks or more there is one."""
+    if model != "ncl-combined":
+        assert "combined_plan" not in run, f"{where} {model}: a combined_plan report"
+        return
+    plan = run["combined_plan"]
+    assert plan["groups"] == 0 and plan["steps"] >= 0, f"{where}: {plan}"
+    assert plan["messages_per_call"] == plan["direct_messages_per_call"], f"{where}: {plan}"
+    assert (plan["direct_messages_per_call"] > 0) == (ranks > 1), f"{where}: {plan}"
+
+
 def _text(data):
     return data.decode(errors="replace") if isinstance(data, bytes) else data or ""
 

@@ -86,6 +86,7 @@ def check_file(run, ranks, models, path, workdir):
     assert set(runs) == configurations(models), f"{where}: runs {sorted(runs)}"
     for name, r in runs.items():
         assert r["validation"] == "OK", f"{where}: {name}: {r['validation']}"
+        runner.check_combined_plan(r, r["model"], ranks, f"{where}: {name}")
     got = {}
     with open(dist_path) as f:
         for line in f:

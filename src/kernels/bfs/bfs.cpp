@@ -140,6 +140,9 @@ class Bfs::Impl {
   }
 
   std::uint64_t buffer_bytes() const { return exchange_ ? exchange_->buffer_bytes() : 0; }
+  const nbr::Plan* combined_plan() const {
+    return exchange_ ? exchange_->combined_plan() : nullptr;
+  }
   std::uint64_t flow_waits() const { return exchange_ ? exchange_->counters().flow_waits : 0; }
   std::string configuration() const { return Configuration{algorithm_, model_}.name(); }
 
@@ -543,6 +546,9 @@ SearchResult Bfs::search(vid_t root, bool profile) {
 }
 std::uint64_t Bfs::buffer_bytes() const {
   return impl_->buffer_bytes();
+}
+const nbr::Plan* Bfs::combined_plan() const {
+  return impl_->combined_plan();
 }
 std::uint64_t Bfs::flow_waits() const {
   return impl_->flow_waits();

@@ -100,8 +100,9 @@ class Bfs {
 
   double setup_seconds() const { return setup_seconds_; }  // max over ranks
   std::uint64_t buffer_bytes() const;                      // exchange buffers, this rank
-  std::uint64_t flow_waits() const;   // CommCounters::flow_waits so far, this rank
-  std::string configuration() const;  // "top-down/nsr", "replicated"
+  const nbr::Plan* combined_plan() const;  // ncl-combined's plan, this rank's; else null
+  std::uint64_t flow_waits() const;        // CommCounters::flow_waits so far, this rank
+  std::string configuration() const;       // "top-down/nsr", "replicated"
 
  private:
   class Impl;

@@ -5,9 +5,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "comm/combined_plan_report.hpp"
 #include "comm/exchange.hpp"
 #include "graph/dist_graph.hpp"
 
@@ -30,6 +32,7 @@ struct MatchResult {
   std::uint64_t buffer_bytes = 0;  // Exchange::buffer_bytes, max over ranks
   nlohmann::json profile;          // per-round time and messages (comm/round_profile.hpp)
   CommCounters counters;           // this rank's
+  std::optional<CombinedPlanReport> combined_plan;  // ncl-combined's plan, else none
 };
 
 class MatchRun;  // match_run.hpp

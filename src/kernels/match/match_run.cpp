@@ -95,6 +95,7 @@ MatchResult MatchRun::finish(std::vector<vid_t> mate, std::uint64_t phases) {
   result.phases = max_over_ranks(comm_, phases);
   result.counters = ex_->counters();
   result.buffer_bytes = max_over_ranks(comm_, ex_->buffer_bytes());
+  result.combined_plan = report_combined_plan(comm_, ex_->combined_plan());
   result.mate = std::move(mate);
 
   // Weight and cardinality: each matched edge counted by its smaller end.

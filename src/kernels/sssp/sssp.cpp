@@ -92,6 +92,7 @@ class Sssp::Impl {
   }
 
   std::uint64_t buffer_bytes() const { return exchange_->buffer_bytes(); }
+  const nbr::Plan* combined_plan() const { return exchange_->combined_plan(); }
   bool float_weights() const { return g_.float_weights(); }
   std::string configuration() const {
     return fmt::format("{}/{}", algorithm_name(algorithm_), model_);
@@ -372,6 +373,9 @@ SearchResult Sssp::search(vid_t root, bool profile) {
 }
 std::uint64_t Sssp::buffer_bytes() const {
   return impl_->buffer_bytes();
+}
+const nbr::Plan* Sssp::combined_plan() const {
+  return impl_->combined_plan();
 }
 std::string Sssp::configuration() const {
   return impl_->configuration();

@@ -72,7 +72,8 @@ class Sssp {
 
   double setup_seconds() const { return setup_seconds_; }  // max over ranks
   std::uint64_t buffer_bytes() const;                      // exchange buffers, this rank
-  std::string configuration() const;                       // "delta-stepping/nsr"
+  const nbr::Plan* combined_plan() const;  // ncl-combined's plan, this rank's; else null
+  std::string configuration() const;       // "delta-stepping/nsr"
 
   class Impl;
 

@@ -5,12 +5,15 @@
 // (computed exactly here by dynamic programming over vertex subsets).
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <random>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -194,6 +197,26 @@ TEST(Match, NclCombinedEqualsSerialGreedy) {
   for (const char* spec : {"rmat:11", "er:3000,d=6"})
     for (const bool gathered : {false, true})
       expect_greedy_everywhere(load(spec), spec, {"ncl-combined"}, {.gathered_plan = gathered});
+}
+
+// The report of ncl-combined's plan: none for the other models; per call,
+// without the plan one message per process-graph neighbour (counted here
+// from the ghosts' owners); with 8 ranks groups form and save messages.
+TEST(Match, NclCombinedReportsItsPlan) {
+  const DistGraph g = load("rmat:11");
+  EXPECT_FALSE(match::match(world(), g, "ncl", "ld").combined_plan.has_value());
+  const match::MatchResult r = match::match(world(), g, "ncl-combined", "ld");
+  ASSERT_TRUE(r.combined_plan.has_value());
+  std::set<int> owners;
+  for (lid_t i = 0; i < g.ghost_count(); ++i) owners.insert(g.ghost_owner(g.owned_count() + i));
+  EXPECT_EQ(r.combined_plan->direct_messages,
+            sum_over_ranks<std::uint64_t>(world(), owners.size()));
+  if (world().size() >= 8) {
+    EXPECT_GT(r.combined_plan->groups, 0u);
+    EXPECT_LT(r.combined_plan->messages, r.combined_plan->direct_messages);
+  } else {
+    EXPECT_EQ(r.combined_plan->messages, r.combined_plan->direct_messages);
+  }
 }
 
 // Bounded buffers (one message per neighbour and round, or a few) hold
