@@ -235,6 +235,19 @@ std::vector<Sample> spmm_samples(int i) {
   return {neighbor, allgather};
 }
 
+// An SpMM input of 10^6 words at 64 parts on nodes of 16.
+Features spmm_input(double degree_max, double gather_words_max, double node_words_max) {
+  Features f;
+  f.parts = 64;
+  f.ranks_per_node = 16;
+  f.degree_max = degree_max;
+  f.words_total = 1e6;
+  f.allgather_words_max = 1e6 * 63 / 64;
+  f.gather_words_max = gather_words_max;
+  f.node_words_max = node_words_max;
+  return f;
+}
+
 // Over a dense process graph of many nodes a neighbour gather moves a node's
 // share of A into it once per rank, an allgather once: the words entering the
 // node choose, where the words each rank receives alone would say neighbor.
@@ -242,19 +255,9 @@ TEST(Advice, SpmmChoosesByTheWordsEnteringANode) {
   Calibration c;
   for (int i = 1; i <= 12; ++i)
     for (const Sample& s : spmm_samples(i)) c.samples.push_back(s);
-  Features dense;
-  dense.parts = 64;
-  dense.ranks_per_node = 16;
-  dense.degree_max = 63;
-  dense.words_total = 1e6;
-  dense.allgather_words_max = 1e6 * 63 / 64;
-  dense.gather_words_max = 0.98e6;
-  dense.node_words_max = 12 * dense.gather_words_max;
+  const Features dense = spmm_input(63, 0.98e6, 12 * 0.98e6);
   EXPECT_EQ(advise(c, "spmm", dense, {}).ranked.front().configuration, "allgather");
-  Features sparse = dense;
-  sparse.degree_max = 2;
-  sparse.gather_words_max = 3e4;
-  sparse.node_words_max = 1.5e4;
+  const Features sparse = spmm_input(2, 3e4, 1.5e4);
   EXPECT_EQ(advise(c, "spmm", sparse, {}).ranked.front().configuration, "neighbor");
 }
 
@@ -357,14 +360,7 @@ TEST(Advice, SpmmCombinedWithoutGroupsIsPricedAsTheNeighbourGather) {
   const std::map<std::string, Coefficients> fits = fit_configurations(c, "spmm", 64);
   EXPECT_EQ(fits.at("neighbor").samples, 24u);
   EXPECT_EQ(fits.at("combined").samples, 12u);  // its own: for inputs where groups form
-  Features none;
-  none.parts = 64;
-  none.ranks_per_node = 16;
-  none.degree_max = 6;
-  none.words_total = 1e6;
-  none.allgather_words_max = 1e6 * 63 / 64;
-  none.gather_words_max = 1e5;
-  none.node_words_max = 1e5;
+  Features none = spmm_input(6, 1e5, 1e5);
   none.combined_groups = 0;
   Advice a = advise(c, "spmm", none, {});
   ASSERT_EQ(a.ranked.size(), 3u);
