@@ -129,9 +129,10 @@ Advice advise(const Calibration& c, const std::string& kernel, const Features& f
         std::find(available.begin(), available.end(), configuration) == available.end())
       continue;
     const std::string& priced = fitted_as(kernel, configuration, f);
-    const Coefficients& costs = fits.at(priced);
-    a.ranked.push_back({configuration, predict(costs, term_counts(kernel, priced, f)), costs, "",
-                        priced == configuration ? "" : priced});
+    const auto fit = fits.find(priced);
+    if (fit == fits.end()) continue;  // no sample with a time (every one 0 s)
+    a.ranked.push_back({configuration, predict(fit->second, term_counts(kernel, priced, f)),
+                        fit->second, "", priced == configuration ? "" : priced});
   }
   if (a.ranked.empty())
     fail_everywhere(fmt::format(

@@ -198,6 +198,22 @@ Sample match_sample(int parts, int i, double scan_cost) {
   return s;
 }
 
+// A configuration with no sample that took time (a broken run recorded as
+// 0 s) is not ranked: nothing prices it.
+TEST(Advice, ConfigurationWithoutTimedSamplesIsNotRanked) {
+  Calibration c;
+  for (int i = 1; i <= 8; ++i) {
+    c.samples.push_back(match_sample(16, i, 1e-8));
+    Sample zero = match_sample(16, i, 1e-8);
+    zero.configuration = "ld/rma";
+    zero.seconds = 0;
+    c.samples.push_back(zero);
+  }
+  const Advice a = advise(c, "match", c.samples.front().features, {});
+  ASSERT_EQ(a.ranked.size(), 1u);
+  EXPECT_EQ(a.ranked.front().configuration, "ld/nsr");
+}
+
 TEST(Calibration, FitsAtTheRankCountOnlyWithMoreSamplesThanTerms) {
   Calibration c;
   for (int i = 1; i <= 12; ++i) c.samples.push_back(match_sample(16, i, 1e-8));
