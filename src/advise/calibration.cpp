@@ -163,7 +163,9 @@ std::vector<Sample> measure(const Comm& comm, const CalibrationOptions& o) {
     lo.seed = o.seed;
     const LoadedGraph loaded = load_graph(comm, input, lo);
     const bool bfs = std::find(o.kernels.begin(), o.kernels.end(), "bfs") != o.kernels.end();
-    const Features f = compute_features(comm, loaded.graph, 0, Balance::vertices, bfs, o.seed);
+    const bool spmm = std::find(o.kernels.begin(), o.kernels.end(), "spmm") != o.kernels.end();
+    const Features f =
+        compute_features(comm, loaded.graph, 0, Balance::vertices, bfs, o.seed, 0, spmm);
     for (const std::string& kernel : o.kernels) {
       if (kernel == "match") measure_match(comm, loaded.graph, f, input, o.repeats, out);
       if (kernel == "bfs") measure_bfs(comm, loaded.graph, f, input, o, out);

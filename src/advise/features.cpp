@@ -62,7 +62,6 @@ void count_gather_words(const Comm& comm, const DistGraph& g, const GraphStats& 
   const std::vector<std::uint64_t> gathered =
       sum_over_neighbours(comm, g, s, [&](int, int q) { return words[static_cast<size_t>(q)]; });
   for (std::uint64_t w : gathered) f.gather_words_max = std::max(f.gather_words_max, double(w));
-  f.combined_groups = static_cast<double>(friend_groups(comm, neighbour_lists(comm, g, s)));
   const std::vector<int> node = nodes_of_parts(comm, f.parts, ranks_per_node);
   if (node.empty()) return;
   const std::vector<std::uint64_t> from_other_nodes =
@@ -84,7 +83,8 @@ void count_gather_words(const Comm& comm, const DistGraph& g, const GraphStats& 
 }  // namespace
 
 Features compute_features(const Comm& comm, const DistGraph& g, int parts, Balance balance,
-                          bool with_levels, std::uint64_t seed, int ranks_per_node) {
+                          bool with_levels, std::uint64_t seed, int ranks_per_node,
+                          bool with_combined_plan) {
   Features f;
   f.parts = parts > 0 ? parts : comm.size();
   f.vertices = g.global_vertex_count();
@@ -102,6 +102,8 @@ Features compute_features(const Comm& comm, const DistGraph& g, int parts, Balan
   f.degree_sigma = s.process_degree.stddev;
   count_gather_words(comm, g, s, ranks_per_node, f);
   if (with_levels) f.levels = bfs_levels(comm, g, seed);
+  if (with_combined_plan)
+    f.combined_groups = static_cast<double>(friend_groups(comm, neighbour_lists(comm, g, s)));
   return f;
 }
 

@@ -49,8 +49,12 @@ struct Features {
 // for its depth. The nodes: `ranks_per_node` consecutive parts each; 0: the
 // nodes of the ranks running when the parts are theirs (`parts` 0 or their
 // number), else not known (node_words_max 0, ranks_per_node 0).
+// `with_combined_plan`: also count the friend groups of SpMM's combined
+// gather (combined_groups; else -1), whose plans for every part are built on
+// rank 0 from every part's lists: for SpMM's advice only.
 Features compute_features(const Comm& comm, const DistGraph& g, int parts, Balance balance,
-                          bool with_levels, std::uint64_t seed = 1, int ranks_per_node = 0);
+                          bool with_levels, std::uint64_t seed = 1, int ranks_per_node = 0,
+                          bool with_combined_plan = false);
 
 // Levels of one top-down search (over nsr-agg) from the first Graph500 search
 // key of `seed`: what compute_features puts in `levels`. Collective.

@@ -26,7 +26,8 @@ LayoutComparison compare_layouts(const Comm& comm, const Calibration& c, const s
   for (Layout& l : layouts) {
     l.setup_seconds = l.rcm ? rcm_seconds : 0;
     const DistGraph& g = l.rcm ? rcm_order : input_order;
-    Features f = compute_features(comm, g, parts, l.balance, false, 1, ranks_per_node);
+    Features f =
+        compute_features(comm, g, parts, l.balance, false, 1, ranks_per_node, kernel == "spmm");
     f.levels = levels;
     out.layouts.push_back({l, advise(c, kernel, f)});
   }

@@ -246,7 +246,7 @@ void run_advise(const Comm& comm, const Invocation& inv, const AdviseOptions& o)
     if (partitioned || o.given_only) {
       const DistGraph& g = rcm ? rcm->graph : loaded.graph;
       advise::Features f = advise::compute_features(comm, g, partitioned ? 0 : parts, given.balance,
-                                                    false, 1, ranks_per_node);
+                                                    false, 1, ranks_per_node, k == "spmm");
       f.levels = levels;
       const advise::Advice a = advise::advise(c, k, f);
       if (comm.rank() == 0) std::fputs(advise::format_advice(a).c_str(), stdout);

@@ -15,8 +15,8 @@ AutoChoice choose_configuration(const Comm& comm, const DistGraph& g, const std:
   const std::string path = calibration.empty() ? advise::default_calibration_path("") : calibration;
   const advise::Calibration c = advise::load_calibration(comm, path);
   Progress::say(comm, "--{} auto: the input's features at {} ranks", option, comm.size());
-  const advise::Features f =
-      advise::compute_features(comm, g, 0, Balance::vertices, kernel == "bfs", seed);
+  const advise::Features f = advise::compute_features(comm, g, 0, Balance::vertices,
+                                                      kernel == "bfs", seed, 0, kernel == "spmm");
   const advise::Advice a = advise::advise(c, kernel, f, available);
   if (comm.rank() == 0) {
     std::printf("%s auto: %s\n", option, advise::choice_line(a).c_str());

@@ -478,7 +478,7 @@ void expect_features_counted_independently(Balance balance) {
   const DistGraph& g = loaded.graph;
   const int parts = 5;
   const int ranks_per_node = 2;
-  const Features f = compute_features(comm, g, parts, balance, false, 1, ranks_per_node);
+  const Features f = compute_features(comm, g, parts, balance, false, 1, ranks_per_node, true);
   // Every rank gathers all edges (u < v, each once) and counts itself.
   std::vector<std::uint64_t> mine;
   for (lid_t l = 0; l < g.owned_count(); ++l)
@@ -573,7 +573,8 @@ void expect_features_counted_independently(Balance balance) {
 TEST(Features, CombinedGroupsAreThoseOfTheCombinedGathersPlan) {
   const Comm comm = Comm::world();
   const LoadedGraph loaded = load_graph(comm, "rmat:9", LoadOptions{});
-  const Features f = compute_features(comm, loaded.graph, 0, Balance::vertices, false);
+  const Features f = compute_features(comm, loaded.graph, 0, Balance::vertices, false, 1, 0, true);
+  EXPECT_EQ(compute_features(comm, loaded.graph, 0, Balance::vertices, false).combined_groups, -1);
   const Comm topology = comm.dist_graph_adjacent(loaded.graph.ghost_relation().ranks);
   const nbr::Collectives combined(topology.get(), nbr::PlanOptions{});
   EXPECT_EQ(f.combined_groups,
