@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "core/error.hpp"
 #include "graph/distribution.hpp"
 #include "graph/stats.hpp"
 #include "kernels/bfs/bfs.hpp"
@@ -38,12 +39,15 @@ std::vector<int> nodes_of_parts(const Comm& comm, int parts, int ranks_per_node)
 // simulation at thousands of ranks could not afford on every rank.
 std::uint64_t friend_groups(const Comm& comm, const std::vector<std::vector<int>>& lists) {
   std::uint64_t groups = 0;
-  if (comm.rank() == 0) {
+  // An error on rank 0 (the build checks the lists) is raised on every rank,
+  // which would otherwise wait in the broadcast.
+  collectively(comm.get(), [&] {
+    if (comm.rank() != 0) return;
     std::vector<nbr::Topology> every;
     for (const std::vector<int>& l : lists) every.push_back({l, l});  // A is symmetric
     for (const nbr::Plan& plan : nbr::plans_of_every_rank(std::move(every), nbr::PlanOptions{}))
       groups += plan.figures.groups;
-  }
+  });
   MPI_Bcast(&groups, 1, MPI_UINT64_T, 0, comm.get());
   return groups;
 }
