@@ -130,7 +130,7 @@ Advice advise(const Calibration& c, const std::string& kernel, const Features& f
       continue;
     const std::string& priced = fitted_as(kernel, configuration, f);
     const auto fit = fits.find(priced);
-    if (fit == fits.end()) continue;  // no sample with a time (every one 0 s)
+    if (fit == fits.end()) continue;  // none of its samples has a time to fit
     a.ranked.push_back({configuration, predict(fit->second, term_counts(kernel, priced, f)),
                         fit->second, "", priced == configuration ? "" : priced});
   }
