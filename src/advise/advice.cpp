@@ -20,23 +20,33 @@ std::string count(double x) {
 }
 
 // What a term's count is, in the input's words.
-std::string term_phrase(Term t, const std::string& kernel, const Features& f) {
+std::string term_phrase(Term t, const std::string& kernel, const std::string& configuration,
+                        const Features& f) {
   // Per round: a BFS level, a matching's rounds (not known before it runs),
   // SpMM's one gather.
   const std::string rounds = kernel == "bfs"    ? count(f.levels) + " levels x "
                              : kernel == "spmm" ? ""
                                                 : "its rounds x ";
+  const bool by_plan = counted_by_plan(kernel, configuration, f);
   switch (t) {
     case Term::scan:
       return fmt::format("scanning {} edges on the busiest rank", count(f.edges_max));
     case Term::message:
+      if (by_plan)
+        return fmt::format(
+            "{} words of neighbour ranks' rows, friends' included, to the busiest rank",
+            count(f.combined_words_max));
       if (kernel == "spmm")
         return fmt::format("{} words of neighbour ranks' rows to the busiest rank",
                            count(f.gather_words_max));
       return fmt::format("{} cut edges on the busiest rank", count(f.cut_max));
     case Term::neighbour:
+      if (by_plan)
+        return fmt::format("{} messages of the busiest rank (friends and neighbours)",
+                           count(f.combined_messages_max));
       return fmt::format("{}{} neighbour ranks", rounds, count(f.degree_max));
     case Term::round:
+      if (by_plan) return fmt::format("two hops (friend, then neighbour) over {} ranks", f.parts);
       return fmt::format("{}a synchronization over {} ranks", rounds, f.parts);
     case Term::global:
       if (kernel == "spmm")
@@ -46,7 +56,8 @@ std::string term_phrase(Term t, const std::string& kernel, const Features& f) {
                          count(static_cast<double>(f.vertices)));
     case Term::node:
       return fmt::format("{} words into the busiest node (nodes of {} ranks)",
-                         count(f.node_words_max), f.ranks_per_node);
+                         count(by_plan ? f.combined_node_words_max : f.node_words_max),
+                         f.ranks_per_node);
   }
   return "";
 }
@@ -60,16 +71,16 @@ std::string why(const Choice& c, const Choice* next, const std::string& kernel, 
   if (p.seconds <= 0) return "no cost fitted (every sample was 0 s)";
   const std::size_t k = largest(p.term_seconds);
   std::string out = fmt::format("{:.0f}% {}", 100 * p.term_seconds[k] / p.seconds,
-                                term_phrase(static_cast<Term>(k), kernel, f));
+                                term_phrase(static_cast<Term>(k), kernel, c.configuration, f));
   if (next) {  // the winner: where it saves on the runner-up
     std::array<double, kTerms> saved{};
     for (std::size_t t = 0; t < kTerms; ++t)
       saved[t] = next->prediction.term_seconds[t] - p.term_seconds[t];
     const std::size_t s = largest(saved);
     if (saved[s] > 0)
-      out +=
-          fmt::format("; {:.2f}x faster than {}, most on {}", next->prediction.seconds / p.seconds,
-                      next->configuration, term_phrase(static_cast<Term>(s), kernel, f));
+      out += fmt::format("; {:.2f}x faster than {}, most on {}",
+                         next->prediction.seconds / p.seconds, next->configuration,
+                         term_phrase(static_cast<Term>(s), kernel, next->configuration, f));
   }
   return out;
 }
@@ -116,47 +127,41 @@ Advice advise(const Calibration& c, const std::string& kernel, const Features& f
   a.calibrated_ranks.erase(std::unique(a.calibrated_ranks.begin(), a.calibrated_ranks.end()),
                            a.calibrated_ranks.end());
   const std::map<std::string, Coefficients> fits = fit_configurations(c, kernel, f.parts);
-  // Configurations, and those none of whose samples priced themselves.
-  std::set<std::string> configurations, never_itself;
+  std::set<std::string> configurations;
   for (const Sample& s : c.samples)
     if (s.kernel == kernel) configurations.insert(s.configuration);
-  never_itself = configurations;
-  for (const Sample& s : c.samples)
-    if (s.kernel == kernel && fitted_as(kernel, s.configuration, s.features) == s.configuration)
-      never_itself.erase(s.configuration);
   for (const std::string& configuration : configurations) {
     if (!available.empty() &&
         std::find(available.begin(), available.end(), configuration) == available.end())
       continue;
-    const std::string& priced = fitted_as(kernel, configuration, f);
+    const std::string& priced = fitted_as(kernel, configuration);
     const auto fit = fits.find(priced);
     if (fit == fits.end()) continue;  // none of its samples has a time to fit
-    a.ranked.push_back({configuration, predict(fit->second, term_counts(kernel, priced, f)),
-                        fit->second, "", priced == configuration ? "" : priced});
+    a.ranked.push_back({configuration, predict(fit->second, term_counts(kernel, configuration, f)),
+                        fit->second, "", priced == configuration ? "" : priced,
+                        same_calls_as(kernel, configuration, f)});
   }
   if (a.ranked.empty())
     fail_everywhere(fmt::format(
         "calibration {}: no {} sample of a configuration this build runs: run `graphcomm advise "
         "--calibrate --kernel {}`",
         c.name, kernel, kernel));
-  // At equal predictions the configuration priced as itself first: the
-  // other makes the same calls through a plan.
+  // At equal predictions the configuration that makes its own calls first:
+  // the other makes the same calls through a plan.
   std::stable_sort(a.ranked.begin(), a.ranked.end(), [](const Choice& x, const Choice& y) {
     if (x.prediction.seconds != y.prediction.seconds)
       return x.prediction.seconds < y.prediction.seconds;
-    return x.priced_as.empty() && !y.priced_as.empty();
+    return x.same_calls_as.empty() && !y.same_calls_as.empty();
   });
   for (std::size_t i = 0; i < a.ranked.size(); ++i) {
     Choice& choice = a.ranked[i];
     choice.why =
-        choice.priced_as.empty()
+        choice.same_calls_as.empty()
             ? why(choice, i == 0 && a.ranked.size() > 1 ? &a.ranked[1] : nullptr, kernel, f)
             : fmt::format(
                   "its plan forms no friend group at {} ranks: the {} gather's "
                   "messages, priced as it",
-                  f.parts, choice.priced_as);
-    if (choice.priced_as.empty() && never_itself.count(choice.configuration))
-      choice.why += "; fitted on runs whose plan formed no friend group (calibrate at more ranks)";
+                  f.parts, choice.same_calls_as);
   }
   return a;
 }
@@ -172,9 +177,9 @@ std::vector<std::string> ties(const Advice& a) {
   const Choice& best = a.ranked.front();
   if (best.costs.samples < 2) return out;
   const double bound = best.prediction.seconds * (1 + best.costs.median_error);
-  // Not one priced as the choice: its line says it makes the same calls.
+  // Not one that makes the choice's calls: its line says so.
   for (std::size_t i = 1; i < a.ranked.size(); ++i)
-    if (a.ranked[i].prediction.seconds <= bound && a.ranked[i].priced_as != best.configuration)
+    if (a.ranked[i].prediction.seconds <= bound && a.ranked[i].same_calls_as != best.configuration)
       out.push_back(a.ranked[i].configuration);
   return out;
 }
@@ -247,7 +252,8 @@ nlohmann::json to_json(const Advice& a) {
                         {"median_error", c.costs.median_error},
                         {"max_error", c.costs.max_error}}},
                       {"why", c.why},
-                      {"priced_as", c.priced_as}});
+                      {"priced_as", c.priced_as},
+                      {"same_calls_as", c.same_calls_as}});
   }
   return {{"kernel", a.kernel},
           {"calibration", a.calibration},

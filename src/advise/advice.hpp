@@ -19,9 +19,12 @@ struct Choice {
   Prediction prediction;
   Coefficients costs;
   std::string why;
-  // The configuration whose costs price it, when another (fitted_as): SpMM's
-  // combined gather on an input where its plan forms no group.
+  // The configuration whose costs per unit price it, when another
+  // (fitted_as: SpMM's combined gather, the neighbour gather's).
   std::string priced_as;
+  // The configuration whose calls it makes, when another (same_calls_as:
+  // SpMM's combined gather where its plan forms no group).
+  std::string same_calls_as;
 };
 
 struct Advice {

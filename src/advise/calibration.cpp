@@ -180,7 +180,7 @@ void check_spmm_samples(const Calibration& c) {
     if (s.kernel == "spmm" && !has_gather_figures(s.features))
       fail(fmt::format(
           "calibration {}: its SpMM samples were made before advise counted SpMM's gathers as "
-          "it does now (the words they move, the combined plan's friend groups): run `graphcomm "
+          "it does now (the words they move, the combined plan's counts): run `graphcomm "
           "advise --calibrate --kernel spmm` again at each rank count",
           c.name));
 }
@@ -202,24 +202,16 @@ std::map<std::string, Coefficients> fit_configurations(const Calibration& c,
   // rank count on an input or two), fitting on them alone leaves most costs
   // undetermined, so every sample is used.
   constexpr std::size_t kEnoughAtParts = 5 + 1;
-  std::map<std::string, std::vector<Observation>> every, at_parts, own;
+  std::map<std::string, std::vector<Observation>> every, at_parts;
   if (kernel == "spmm") check_spmm_samples(c);
   for (const Sample& s : c.samples) {
     if (s.kernel != kernel || s.seconds <= 0) continue;
-    const std::string& configuration = fitted_as(kernel, s.configuration, s.features);
-    const Observation o{term_counts(kernel, configuration, s.features), s.seconds};
+    // Counted as itself, fitted with those whose costs price it.
+    const std::string& configuration = fitted_as(kernel, s.configuration);
+    const Observation o{term_counts(kernel, s.configuration, s.features), s.seconds};
     every[configuration].push_back(o);
     if (s.features.parts == parts) at_parts[configuration].push_back(o);
-    own[s.configuration].push_back({term_counts(kernel, s.configuration, s.features), s.seconds});
   }
-  // A configuration every sample of which is another's (SpMM's combined
-  // gather where no plan formed a group): its own samples, as the best there
-  // is for an input where it forms groups (advice.cpp says so).
-  for (const auto& [configuration, observations] : own)
-    if (!every.count(configuration)) {
-      every[configuration] = observations;
-      at_parts[configuration].clear();
-    }
   std::map<std::string, Coefficients> out;
   for (const auto& [configuration, observations] : every) {
     const std::vector<Observation>& here = at_parts[configuration];

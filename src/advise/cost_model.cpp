@@ -37,6 +37,11 @@ std::array<double, kTerms> term_counts(const std::string& kernel, const std::str
   if (kernel == "spmm") {
     if (configuration == "allgather")
       return {0.0, 0.0, 0.0, synchronization, f.allgather_words_max, 0.0};
+    // The combined gather by its plan's counts: a second hop where groups
+    // form (friend, then neighbour), a round's synchronization more.
+    if (counted_by_plan(kernel, configuration, f))
+      return {0.0, f.combined_words_max,     f.combined_messages_max, 2 * synchronization,
+              0.0, f.combined_node_words_max};
     return {0.0, f.gather_words_max, f.degree_max, synchronization, 0.0, f.node_words_max};
   }
   const double global = bfs ? rounds * static_cast<double>(f.vertices) : 0.0;
@@ -51,11 +56,22 @@ unsigned work_terms(const std::string& kernel, const std::string& configuration)
   return term_bit(Term::scan) | term_bit(Term::message);
 }
 
-const std::string& fitted_as(const std::string& kernel, const std::string& configuration,
-                             const Features& f) {
+bool counted_by_plan(const std::string& kernel, const std::string& configuration,
+                     const Features& f) {
+  return kernel == "spmm" && configuration == "combined" && f.combined_groups > 0;
+}
+
+const std::string& fitted_as(const std::string& kernel, const std::string& configuration) {
   static const std::string neighbor = "neighbor";
-  if (kernel == "spmm" && configuration == "combined" && f.combined_groups == 0) return neighbor;
-  return configuration;
+  return kernel == "spmm" && configuration == "combined" ? neighbor : configuration;
+}
+
+std::string same_calls_as(const std::string& kernel, const std::string& configuration,
+                          const Features& f) {
+  return kernel == "spmm" && configuration == "combined" &&
+                 !counted_by_plan(kernel, configuration, f)
+             ? "neighbor"
+             : "";
 }
 
 }  // namespace gc::advise

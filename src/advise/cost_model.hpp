@@ -26,7 +26,8 @@
 // rank) and `node` the neighbour gathers' words entering the busiest node from
 // other nodes, each block once per receiving rank. Each method counts only
 // the terms of what it moves: the allgather `global` (and `round`), the
-// neighbour gathers `message`, `neighbour`, `round` and `node`; on one node
+// neighbour gathers `message`, `neighbour`, `round` and `node` (the
+// combined gather by its plan where it forms groups: counted_by_plan); on one node
 // of a dense process graph `global` and `message` are nearly equal, and a fit
 // free to use either would name the allgather's cost as a neighbour gather's
 // (or the reverse). A neighbour gather sends
@@ -72,15 +73,30 @@ std::array<double, kTerms> term_counts(const std::string& kernel, const std::str
 // (bench/README.md, "Matching at 64 simulated ranks on nine more inputs").
 unsigned work_terms(const std::string& kernel, const std::string& configuration);
 
-// The configuration whose costs price `configuration` on an input with
-// features f: itself, but for SpMM's combined gather where its plan forms no
-// friend group (f.combined_groups 0). Its calls then send the neighbour
-// gather's messages (nbr/collectives.hpp: the library's own neighbour
-// allgatherv), so such a run is a sample of the neighbour gather and such
-// an input is priced as one: two fits of the same messages would rank the
-// two by their samples' noise (bench/README.md, "The combined gather that
-// forms no group").
-const std::string& fitted_as(const std::string& kernel, const std::string& configuration,
-                             const Features& f);
+// Whether `configuration` is counted by the plan it builds: SpMM's combined
+// gather where its plan forms friend groups (f.combined_groups > 0). Then its
+// counts are the plan's (features.hpp combined_*): the words its busiest
+// rank receives, its friends' blocks included, its messages, and a second
+// hop (friend, then neighbour) as a second round.
+bool counted_by_plan(const std::string& kernel, const std::string& configuration,
+                     const Features& f);
+
+// The configuration whose costs per unit price `configuration`, fitted on the
+// samples of both: itself, but for SpMM's combined gather the neighbour
+// gather's. They send the same kind of messages (the combined gather's
+// calls are the library's neighbour allgatherv where no group forms; where
+// groups form, fewer and larger messages over two hops, term_counts): one
+// fit prices a message, a word and a round for both, and the few calibration
+// inputs whose plans form groups (bench/README.md, "The combined gather
+// priced by its plan") add to it instead of making a fit of their own.
+const std::string& fitted_as(const std::string& kernel, const std::string& configuration);
+
+// The configuration whose calls `configuration` makes on an input with
+// features f, when another ("" else): SpMM's combined gather where its plan
+// forms no friend group makes the neighbour gather's (nbr/collectives.hpp:
+// the library's own neighbour allgatherv). Its prediction is then the
+// neighbour gather's, and advice ranks it after it.
+std::string same_calls_as(const std::string& kernel, const std::string& configuration,
+                          const Features& f);
 
 }  // namespace gc::advise

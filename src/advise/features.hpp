@@ -36,9 +36,16 @@ struct Features {
   double gather_words_max = 0;     // the neighbour parts' blocks, to the busiest part
   double node_words_max = 0;       // the same into the busiest node, from parts on other nodes
   int ranks_per_node = 0;          // the nodes node_words_max assumes (0: not known)
-  // Friend groups the combined gather's plan forms over the P parts (summed;
-  // -1: not counted). With none, its calls are the neighbour gather's.
+  // The combined gather's plan over the P parts (nbr/plan.hpp; -1: not
+  // counted): its friend groups (memberships, summed), and what one gather
+  // costs by it (nbr/call_counts.hpp): the words the busiest part receives,
+  // its friends' blocks to forward included; the messages of the part that
+  // sends or receives the most; the words into the busiest node. With no
+  // group they are the neighbour gather's figures: its calls are the same.
   double combined_groups = -1;
+  double combined_words_max = -1;
+  double combined_messages_max = -1;
+  double combined_node_words_max = -1;
   double dense() const { return parts > 1 ? degree_avg / (parts - 1) : 0; }  // d_avg of P-1
 };
 
@@ -49,9 +56,9 @@ struct Features {
 // for its depth. The nodes: `ranks_per_node` consecutive parts each; 0: the
 // nodes of the ranks running when the parts are theirs (`parts` 0 or their
 // number), else not known (node_words_max 0, ranks_per_node 0).
-// `with_combined_plan`: also count the friend groups of SpMM's combined
-// gather (combined_groups; else -1), whose plans for every part are built on
-// rank 0 from every part's lists: for SpMM's advice only.
+// `with_combined_plan`: also count SpMM's combined gather's plan
+// (combined_*; else -1), whose plans for every part are built on rank 0 from
+// every part's lists: for SpMM's advice only.
 Features compute_features(const Comm& comm, const DistGraph& g, int parts, Balance balance,
                           bool with_levels, std::uint64_t seed = 1, int ranks_per_node = 0,
                           bool with_combined_plan = false);
@@ -67,13 +74,16 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Features, parts, vertices, edges
                                                 cut_max, cut_total, degree_max, degree_avg,
                                                 degree_sigma, levels, words_total,
                                                 allgather_words_max, gather_words_max,
-                                                node_words_max, ranks_per_node, combined_groups)
+                                                node_words_max, ranks_per_node, combined_groups,
+                                                combined_words_max, combined_messages_max,
+                                                combined_node_words_max)
 
 // Whether f has SpMM's gather figures as advise counts them now (a block
 // has at least 3 words, so with two parts or more an allgather receives some;
-// the combined plan's groups counted).
+// the combined plan counted).
 inline bool has_gather_figures(const Features& f) {
-  return f.words_total > 0 && (f.parts <= 1 || f.allgather_words_max > 0) && f.combined_groups >= 0;
+  return f.words_total > 0 && (f.parts <= 1 || f.allgather_words_max > 0) &&
+         f.combined_groups >= 0 && f.combined_words_max >= 0;
 }
 
 }  // namespace gc::advise

@@ -112,15 +112,16 @@ NbrConfiguration total_counts(const std::vector<int>& node_of, const std::string
 NbrConfiguration global_counts(const Comm& comm, const std::vector<int>& node_of,
                                const std::string& name, const nbr::CallCounts& mine,
                                std::uint64_t groups) {
-  constexpr std::size_t kFields = 6;
-  const std::vector<std::uint64_t> all = allgatherv(
-      comm, std::vector<std::uint64_t>{mine.messages_sent, mine.messages_received, mine.bytes_sent,
-                                       mine.bytes_received, mine.bytes_sent_off_node,
-                                       static_cast<std::uint64_t>(mine.hops)});
+  constexpr std::size_t kFields = 7;
+  const std::vector<std::uint64_t> all =
+      allgatherv(comm, std::vector<std::uint64_t>{
+                           mine.messages_sent, mine.messages_received, mine.bytes_sent,
+                           mine.bytes_received, mine.bytes_sent_off_node,
+                           mine.bytes_received_off_node, static_cast<std::uint64_t>(mine.hops)});
   std::vector<nbr::CallCounts> every(all.size() / kFields);
   for (std::size_t r = 0; r < every.size(); ++r) {
     const std::uint64_t* f = all.data() + r * kFields;
-    every[r] = {f[0], f[1], f[2], f[3], f[4], static_cast<int>(f[5])};
+    every[r] = {f[0], f[1], f[2], f[3], f[4], f[5], static_cast<int>(f[6])};
   }
   return total_counts(node_of, name, every, sum_over_ranks(comm, groups));
 }

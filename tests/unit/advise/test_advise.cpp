@@ -16,6 +16,8 @@
 #include "advise/network_model.hpp"
 #include "core/broadcast.hpp"
 #include "graph/spec.hpp"
+#include "kernels/spmm/row_blocks.hpp"
+#include "nbr/call_counts.hpp"
 #include "nbr/collectives.hpp"
 #include "nbr/plan.hpp"
 
@@ -182,6 +184,14 @@ TEST(CostModel, TermsOfEachKernel) {
   EXPECT_EQ(term_counts("spmm", "neighbor", f), (Counts{0, 120, 7, 4, 0, 60}));
   EXPECT_EQ(term_counts("spmm", "combined", f), (Counts{0, 120, 7, 4, 0, 60}));
   EXPECT_EQ(term_counts("spmm", "allgather", f), (Counts{0, 0, 0, 4, 800, 0}));
+  // The combined gather whose plan forms groups: the plan's words and
+  // messages, and two hops.
+  f.combined_groups = 5;
+  f.combined_words_max = 130;
+  f.combined_messages_max = 4;
+  f.combined_node_words_max = 55;
+  EXPECT_EQ(term_counts("spmm", "combined", f), (Counts{0, 130, 4, 8, 0, 55}));
+  EXPECT_EQ(term_counts("spmm", "neighbor", f), (Counts{0, 120, 7, 4, 0, 60}));
 }
 
 // A matching sample at `parts` ranks whose time is `scan_cost` per edge of
@@ -228,6 +238,15 @@ TEST(Calibration, FitsAtTheRankCountOnlyWithMoreSamplesThanTerms) {
   EXPECT_NEAR(at256.cost[static_cast<int>(Term::scan)], 1e-7, 1e-12);
 }
 
+// The combined plan's figures of an input where it forms no group: the
+// neighbour gather's.
+void without_groups(Features& f) {
+  f.combined_groups = 0;
+  f.combined_words_max = f.gather_words_max;
+  f.combined_messages_max = f.degree_max;
+  f.combined_node_words_max = f.node_words_max;
+}
+
 // An SpMM sample whose neighbour gather costs 10 ns a word entering the
 // busiest node and 1 ns a word received, and whose allgather 3 ns a word the
 // busiest rank receives.
@@ -242,7 +261,7 @@ std::vector<Sample> spmm_samples(int i) {
   s.features.allgather_words_max = s.features.words_total * 63 / 64;
   s.features.gather_words_max = s.features.words_total * s.features.degree_max / 64;
   s.features.node_words_max = 12 * s.features.gather_words_max * (i % 3) / 2;
-  s.features.combined_groups = 0;
+  without_groups(s.features);
   Sample neighbor = s, allgather = s;
   neighbor.configuration = "neighbor";
   neighbor.seconds = 1e-8 * s.features.node_words_max + 1e-9 * s.features.gather_words_max + 1e-6;
@@ -291,7 +310,7 @@ TEST(Advice, SpmmAllgatherCountsWhatTheBusiestRankReceives) {
     s.features.words_total = 1e5 * i;
     s.features.allgather_words_max = s.features.words_total / 2;
     s.features.gather_words_max = s.features.words_total / 2;
-    s.features.combined_groups = 0;
+    without_groups(s.features);
     Sample neighbor = s, allgather = s;
     neighbor.configuration = "neighbor";
     neighbor.seconds = 1e-9 * s.features.gather_words_max + 1e-6;
@@ -355,6 +374,9 @@ TEST(Calibration, SpmmSamplesWithoutGatherFiguresAreRefused) {
   c.samples = spmm_samples(1);
   c.samples.back().features.combined_groups = -1;  // made before the plan's groups were counted
   EXPECT_THROW(check_spmm_samples(c), Error);
+  c.samples = spmm_samples(1);
+  c.samples.back().features.combined_words_max = -1;  // made before the plan's words were counted
+  EXPECT_THROW(check_spmm_samples(c), Error);
 }
 
 // SpMM's combined gather whose plan forms no friend group makes the
@@ -375,36 +397,65 @@ TEST(Advice, SpmmCombinedWithoutGroupsIsPricedAsTheNeighbourGather) {
     }
   const std::map<std::string, Coefficients> fits = fit_configurations(c, "spmm", 64);
   EXPECT_EQ(fits.at("neighbor").samples, 24u);
-  EXPECT_EQ(fits.at("combined").samples, 12u);  // its own: for inputs where groups form
+  EXPECT_FALSE(fits.count("combined"));  // one fit for both
   Features none = spmm_input(6, 1e5, 1e5);
-  none.combined_groups = 0;
-  Advice a = advise(c, "spmm", none, {});
+  without_groups(none);
+  const Advice a = advise(c, "spmm", none, {});
   ASSERT_EQ(a.ranked.size(), 3u);
   EXPECT_EQ(a.ranked[0].configuration, "neighbor");
   EXPECT_EQ(a.ranked[1].configuration, "combined");
+  EXPECT_EQ(a.ranked[1].same_calls_as, "neighbor");
   EXPECT_EQ(a.ranked[1].priced_as, "neighbor");
   EXPECT_EQ(a.ranked[1].prediction.seconds, a.ranked[0].prediction.seconds);
   EXPECT_TRUE(ties(a).empty());  // the same calls, not a tie the model cannot break
-  // Where groups form and no sample's plan formed any, combined is priced by
-  // its own samples and says so.
-  Features some = none;
-  some.combined_groups = 12;
-  a = advise(c, "spmm", some, {});
-  ASSERT_EQ(a.ranked.size(), 3u);
-  EXPECT_EQ(a.ranked.front().configuration, "combined");
-  EXPECT_NE(a.ranked.front().why.find("no friend group (calibrate"), std::string::npos);
+}
+
+// Where its plan forms groups, the combined gather is priced by the plan's
+// counts with the costs fitted on both gathers' samples: here 1 ns a word,
+// 0.5 us a message and 1 us a step of a round's synchronization (7 steps at
+// 64 ranks; the combined gather's second hop is a second round), which the
+// fit recovers only from both, as only the combined samples have two hops.
+TEST(Advice, SpmmCombinedWithGroupsIsPricedByItsPlan) {
+  const auto seconds = [](const Counts& n) { return 1e-9 * n[1] + 5e-7 * n[2] + 1e-6 * n[3]; };
+  Calibration c;
   for (int i = 1; i <= 12; ++i) {
     Sample s = spmm_samples(i).front();
+    s.features.node_words_max = 0;  // one node
+    without_groups(s.features);
+    s.seconds = seconds(term_counts("spmm", "neighbor", s.features));
+    c.samples.push_back(s);
     s.configuration = "combined";
-    s.features.combined_groups = 8;
-    s.seconds *= 0.5;
+    s.features.combined_groups = 64;
+    s.features.combined_words_max = 1.1 * s.features.gather_words_max + 1000 * (i % 3);
+    s.features.combined_messages_max = 1 + s.features.degree_max / (2 + i % 2);
+    s.seconds = seconds(term_counts("spmm", "combined", s.features));
     c.samples.push_back(s);
   }
-  a = advise(c, "spmm", some, {});
+  const Coefficients fit = fit_configurations(c, "spmm", 64).at("neighbor");
+  EXPECT_EQ(fit.samples, 24u);
+  EXPECT_NEAR(fit.cost[static_cast<int>(Term::message)], 1e-9, 1e-12);
+  EXPECT_NEAR(fit.cost[static_cast<int>(Term::neighbour)], 5e-7, 1e-10);
+  EXPECT_NEAR(fit.cost[static_cast<int>(Term::round)], 1e-6, 1e-9);
+  // Many neighbours, few words: fewer messages win over the second hop.
+  Features many = spmm_input(60, 1e4, 0);
+  many.combined_groups = 64;
+  many.combined_words_max = 1.2e4;
+  many.combined_messages_max = 20;
+  Advice a = advise(c, "spmm", many, {"neighbor", "combined"});
   EXPECT_EQ(a.ranked.front().configuration, "combined");
-  EXPECT_TRUE(a.ranked.front().priced_as.empty());
-  EXPECT_EQ(a.ranked.front().why.find("calibrate at more"), std::string::npos);
-  EXPECT_EQ(fit_configurations(c, "spmm", 64).at("combined").samples, 12u);
+  EXPECT_TRUE(a.ranked.front().same_calls_as.empty());
+  EXPECT_EQ(a.ranked.front().priced_as, "neighbor");
+  EXPECT_NEAR(a.ranked.front().prediction.seconds, 1e-9 * 1.2e4 + 5e-7 * 20 + 1e-6 * 14, 1e-8);
+  EXPECT_NE(a.ranked.front().why.find("faster than neighbor, most on 60 neighbour ranks"),
+            std::string::npos);
+  // Few neighbours: the second hop costs more than the messages saved.
+  Features few = spmm_input(6, 1e4, 0);
+  few.combined_groups = 64;
+  few.combined_words_max = 1.2e4;
+  few.combined_messages_max = 4;
+  a = advise(c, "spmm", few, {"neighbor", "combined"});
+  EXPECT_EQ(a.ranked.front().configuration, "neighbor");
+  EXPECT_NE(a.ranked.front().why.find("faster than combined, most on two hops"), std::string::npos);
 }
 
 // advise --ranks P for SpMM takes the nodes of the calibration's largest
@@ -553,10 +604,24 @@ void expect_features_counted_independently(Balance balance) {
     const std::vector<int> l(s.begin(), s.end());
     lists.push_back({l, l});
   }
-  double groups = 0;
-  for (const nbr::Plan& plan : nbr::plans_of_every_rank(lists, nbr::PlanOptions{}))
-    groups += static_cast<double>(plan.figures.groups);
+  const std::vector<nbr::Plan> plans = nbr::plans_of_every_rank(lists, nbr::PlanOptions{});
+  double groups = 0, combined_words = 0;
+  for (int p = 0; p < parts; ++p) {
+    groups += static_cast<double>(plans[p].figures.groups);
+    // Every neighbour's block once, directly or in a friend's combined
+    // message, and each friend's block to forward.
+    double received = gathered[p];
+    for (const nbr::GroupRole& role : plans[p].roles)
+      for (int m : role.members)
+        if (m != p) received += words[m];
+    combined_words = std::max(combined_words, received);
+  }
   EXPECT_EQ(f.combined_groups, groups);
+  EXPECT_DOUBLE_EQ(f.combined_words_max, combined_words);
+  if (groups == 0) {  // the neighbour gather's calls
+    EXPECT_DOUBLE_EQ(f.combined_messages_max, dmax);
+    EXPECT_DOUBLE_EQ(f.combined_node_words_max, f.node_words_max);
+  }
   EXPECT_EQ(f.ranks_per_node, ranks_per_node);
   EXPECT_EQ(f.parts, parts);
   EXPECT_EQ(f.edges, all.size());
@@ -579,6 +644,19 @@ TEST(Features, CombinedGroupsAreThoseOfTheCombinedGathersPlan) {
   const nbr::Collectives combined(topology.get(), nbr::PlanOptions{});
   EXPECT_EQ(f.combined_groups,
             static_cast<double>(sum_over_ranks(comm, combined.plan().figures.groups)));
+  // The counts of one gather by the plan every rank built, with every
+  // rank's block (the same words as the features' blocks: the ranks hold
+  // the parts).
+  const std::vector<std::uint64_t> words =
+      allgatherv(comm, std::vector<std::uint64_t>{spmm::block_words(
+                           loaded.graph.owned_count(), loaded.graph.local_edge_count())});
+  const nbr::CallCounts mine =
+      nbr::plan_counts(combined.plan(), comm.rank(), "allgather",
+                       [&](int r) { return words[static_cast<std::size_t>(r)]; }, {});
+  EXPECT_EQ(f.combined_words_max, static_cast<double>(max_over_ranks(comm, mine.bytes_received)));
+  EXPECT_EQ(f.combined_messages_max,
+            static_cast<double>(
+                max_over_ranks(comm, std::max(mine.messages_sent, mine.messages_received))));
   if (comm.size() >= 8) {
     EXPECT_GT(f.combined_groups, 0);
   }
