@@ -211,7 +211,11 @@ std::string format_advice(const Advice& a) {
         count(f.words_total), count(f.allgather_words_max), count(f.gather_words_max),
         count(f.node_words_max), f.ranks_per_node, count(f.degree_max), a.process_graph,
         f.combined_groups > 0
-            ? fmt::format("forms friend groups ({} memberships)", count(f.combined_groups))
+            ? fmt::format(
+                  "forms friend groups ({} memberships): at most {} messages a rank instead of "
+                  "{}, {} words to the busiest instead of {}, in two hops",
+                  count(f.combined_groups), count(f.combined_messages_max), count(f.degree_max),
+                  count(f.combined_words_max), count(f.gather_words_max))
             : "forms no friend group: its calls are the neighbour gather's");
   else
     out += fmt::format("busiest rank: {} edges, {} cut edges; process graph: d_max {}, {}{}\n\n",
