@@ -39,9 +39,10 @@ std::array<double, kTerms> term_counts(const std::string& kernel, const std::str
       return {0.0, 0.0, 0.0, synchronization, f.allgather_words_max, 0.0};
     // The combined gather by its plan's counts: a second hop where groups
     // form (friend, then neighbour), a round's synchronization more.
-    if (counted_by_plan(kernel, configuration, f))
-      return {0.0, f.combined_words_max,     f.combined_messages_max, 2 * synchronization,
-              0.0, f.combined_node_words_max};
+    if (counted_by_plan(kernel, configuration, f)) {
+      const double words = f.combined_words_max, messages = f.combined_messages_max;
+      return {0.0, words, messages, 2 * synchronization, 0.0, f.combined_node_words_max};
+    }
     return {0.0, f.gather_words_max, f.degree_max, synchronization, 0.0, f.node_words_max};
   }
   const double global = bfs ? rounds * static_cast<double>(f.vertices) : 0.0;
