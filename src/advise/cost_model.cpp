@@ -57,22 +57,23 @@ unsigned work_terms(const std::string& kernel, const std::string& configuration)
   return term_bit(Term::scan) | term_bit(Term::message);
 }
 
-bool counted_by_plan(const std::string& kernel, const std::string& configuration,
-                     const Features& f) {
-  return kernel == "spmm" && configuration == "combined" && f.combined_groups > 0;
-}
-
 const std::string& fitted_as(const std::string& kernel, const std::string& configuration) {
   static const std::string neighbor = "neighbor";
   return kernel == "spmm" && configuration == "combined" ? neighbor : configuration;
 }
 
+// A configuration priced with another's costs makes that one's calls
+// through a plan: counted by the plan where it forms groups, else the same
+// calls.
+bool counted_by_plan(const std::string& kernel, const std::string& configuration,
+                     const Features& f) {
+  return fitted_as(kernel, configuration) != configuration && f.combined_groups > 0;
+}
+
 std::string same_calls_as(const std::string& kernel, const std::string& configuration,
                           const Features& f) {
-  return kernel == "spmm" && configuration == "combined" &&
-                 !counted_by_plan(kernel, configuration, f)
-             ? "neighbor"
-             : "";
+  const std::string& plain = fitted_as(kernel, configuration);
+  return plain != configuration && !counted_by_plan(kernel, configuration, f) ? plain : "";
 }
 
 }  // namespace gc::advise
