@@ -247,18 +247,33 @@ class Sssp::Impl {
     const double d = dist_[v];
     const vid_t parent = g_.first_owned() + v;
     if (light && heavy_) {
-      for (eid_t e = light_offsets_[v]; e < light_offsets_[v + 1]; ++e)
+      const eid_t stop = light_offsets_[v + 1];
+      for (eid_t e = light_offsets_[v]; e < stop; ++e) {
+        if (e + kRelaxAhead < stop) prefetch_target(light_targets_[e + kRelaxAhead]);
         relax(v, parent, light_targets_[e], d + light_weights_[e]);
+      }
       return;
     }
-    const std::vector<eid_t>& offsets = g_.offsets();
-    const std::vector<lid_t>& targets = g_.targets();
-    const std::vector<W>& weights = g_.weight_column<W>();
-    for (eid_t e = offsets[v]; e < offsets[v + 1]; ++e) {
+    const lid_t* targets = g_.targets().data();
+    const W* weights = g_.weight_column<W>().data();
+    const eid_t stop = g_.offsets()[v + 1];
+    for (eid_t e = g_.offsets()[v]; e < stop; ++e) {
+      if (e + kRelaxAhead < stop) prefetch_target(targets[e + kRelaxAhead]);
       const double w = weights[e];
       if (!light && w < delta_) continue;
       relax(v, parent, targets[e], d + w);
     }
+  }
+
+  // A row's targets are read in order, their distance (or a ghost's best
+  // sent one) at random: a relaxation prefetches the one kRelaxAhead edges
+  // ahead in its row (the rows that make most relaxations are the long ones).
+  static constexpr eid_t kRelaxAhead = 16;
+  void prefetch_target(lid_t t) const {
+    if (t < owned_)
+      __builtin_prefetch(&dist_[t]);
+    else
+      __builtin_prefetch(&sent_[t - owned_]);
   }
 
   void relax(lid_t v, vid_t parent, lid_t t, double nd) {
